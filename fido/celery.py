@@ -1,0 +1,35 @@
+"""The Celery application of the FIDO service.
+
+Configuration comes from Django settings (``CELERY_*``). With ``REDIS_URL`` unset the broker
+is kombu's filesystem transport and results are files, so the embedded default needs no
+server; the folders are created here, before any producer or worker touches them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fido.settings.base")
+
+app = Celery("fido")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()
+
+
+def ensure_embedded_folders() -> None:
+    """Create the folders of the filesystem broker and result backend if they are in use."""
+    options = app.conf.broker_transport_options or {}
+    for key in ("data_folder_in", "data_folder_out", "control_folder"):
+        if options.get(key):
+            Path(options[key]).mkdir(parents=True, exist_ok=True)
+    backend = str(app.conf.result_backend or "")
+    if backend.startswith("file://"):
+        Path(backend.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
+
+
+@app.on_after_configure.connect
+def _on_after_configure(sender: Celery, **_: object) -> None:
+    ensure_embedded_folders()

@@ -1,0 +1,1 @@
+"""Settings modules: ``base`` (environment-driven, safe embedded defaults) and ``production``."""

@@ -1,0 +1,6 @@
+"""Web pages of the matches app."""
+
+from django.urls import path
+
+app_name = "matches"
+urlpatterns: list = []

@@ -1,0 +1,1 @@
+"""FLADUB and the monthly cycle: ranking lists, the close of a month, the ranking job."""

@@ -1,0 +1,1 @@
+"""Models of the rankings app."""

@@ -1,0 +1,6 @@
+"""Web pages of the rankings app."""
+
+from django.urls import path
+
+app_name = "rankings"
+urlpatterns: list = []
