@@ -1,0 +1,456 @@
+"""Load and validate a game record (RULES.md sections 2 and 2.1).
+
+In: the decoded JSON (a ``dict``) of a record, either one game (``hands``/``stock``/
+``moves`` or ``result`` at the top level) or a session (a ``games`` list).
+Out: a ``Record`` of plain dataclasses, tiles parsed and normalised, amounts as
+``Decimal``, the single-game form normalised into a one-element ``games`` tuple.
+Guaranteed: the shape is checked here, completely, before any rule is applied; every
+problem raises ``RecordError`` whose ``path`` names the field in the submitted JSON
+(``games[1].moves[3].tile``, ``hands.A[2]``, ``variant.divisor``). Checked here: types,
+names (every player is a seat), every tile belongs to the variant's set, no tile is dealt
+twice, amounts are non-negative decimal strings. Not checked here: whether moves are legal;
+that is the variant's job during replay.
+
+The variant's class is looked up first, so it can validate its own options and declare
+the extra top-level and per-game keys it understands (anything else is refused, which
+catches typos such as ``"tiel"``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING, Any
+
+from matches.rules.errors import RecordError
+from matches.rules.tiles import Tile
+
+if TYPE_CHECKING:
+    from matches.rules.variants.base import Variant
+
+FORMAT = "fido-game-record/1"
+
+#: Move kinds. Tile moves: play, draw, pass. Session events: stake, raise, bet.
+PLAY, DRAW, PASS, STAKE, RAISE, BET = "play", "draw", "pass", "stake", "raise", "bet"
+TILE_MOVES = frozenset({PLAY, DRAW, PASS})
+
+_TOP_KEYS = frozenset({"format", "variant", "seats", "teams", "banker", "games"})
+_GAME_KEYS = frozenset({"hands", "stock", "moves", "result", "buy_backs"})
+_RESULT_KEYS = frozenset({"domino", "blocked", "pips", "points", "play_points"})
+_PLAY_KEYS = frozenset({"player", "tile", "on", "facet"})
+_DRAW_KEYS = frozenset({"player", "draw", "correction"})
+_PASS_KEYS = frozenset({"player", "pass"})
+_STAKE_KEYS = frozenset({"player", "stake"})
+_RAISE_KEYS = frozenset({"player", "raise", "accepted"})
+_BET_KEYS = frozenset({"spectator", "on", "bet", "accepted"})
+_FACETS = ("end", "cross")
+
+
+@dataclass(slots=True)
+class Move:
+    """One entry of a game's ``moves`` list. Treat as read-only.
+
+    ``kind`` is one of play/draw/pass/stake/raise/bet. ``player`` is the seat (None for a
+    spectator's bet). ``tile`` is the placed or drawn tile (None for ``"draw": true``,
+    which takes the next tile of a listed stock). ``on``/``facet`` only for placements
+    (``facet`` is None when the record leaves it out; the games read that as ``"end"``).
+    ``amount`` for stake/raise/bet, ``accepted`` for raise/bet, ``spectator`` and
+    ``target`` (the player bet on) for bets. Not a frozen dataclass because records are
+    built on the replay hot path and frozen ``__init__`` is several times slower.
+    """
+
+    kind: str
+    player: str | None
+    tile: Tile | None = None
+    on: Tile | None = None
+    facet: str | None = None
+    correction: bool = False
+    amount: Decimal | None = None
+    accepted: bool | None = None
+    spectator: str | None = None
+    target: str | None = None
+
+
+@dataclass(slots=True)
+class Scoresheet:
+    """A game's outcome as written on paper: ``result`` of RULES.md 2.1."""
+
+    domino: str | None
+    blocked: bool
+    pips: dict[str, int]
+    points: dict[str, int] | None = None
+    play_points: dict[str, int] | None = None
+
+
+@dataclass(slots=True)
+class GameRecord:
+    """One game. Either ``hands`` + ``moves`` (a full replay) or ``result`` (a scoresheet,
+    whose ``moves`` may only hold session events)."""
+
+    index: int
+    prefix: str  # "" for a single-game record, "games[i]." in a session: for error paths
+    hands: dict[str, tuple[Tile, ...]] | None
+    stock: tuple[Tile, ...] | None
+    moves: tuple[Move, ...]
+    result: Scoresheet | None = None
+    buy_backs: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_scoresheet(self) -> bool:
+        return self.result is not None
+
+
+@dataclass(slots=True)
+class Record:
+    """A validated record. ``extra`` holds the top-level keys the variant declared."""
+
+    variant: Variant
+    seats: tuple[str, ...]
+    teams: tuple[tuple[str, ...], ...] | None
+    banker: str | None
+    games: tuple[GameRecord, ...]
+    single: bool
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def sides(self) -> tuple[tuple[str, ...], ...]:
+        """The sides that score together: the teams, else one side per seat."""
+        return self.teams if self.teams is not None else tuple((s,) for s in self.seats)
+
+
+def load(data: object) -> Record:
+    """Validate ``data`` (decoded JSON) and return the ``Record``; RecordError if it is not one."""
+    from matches.rules.variants import variant_class  # here: variants import this module
+
+    if not isinstance(data, Mapping):
+        raise RecordError("", "a game record is a JSON object")
+    fmt = data.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise RecordError("format", f"unknown format {fmt!r}; expected {FORMAT!r}")
+
+    raw_variant = data.get("variant")
+    if not isinstance(raw_variant, Mapping):
+        raise RecordError("variant", 'required: an object such as {"game": "fido", "set": 18}')
+    game_name = raw_variant.get("game")
+    if not isinstance(game_name, str):
+        raise RecordError("variant.game", "required: the game's name as text")
+    cls = variant_class(game_name)
+    options = {k: v for k, v in raw_variant.items() if k != "game"}
+    variant = cls(options)
+
+    single = "games" not in data
+    allowed_top = _TOP_KEYS | cls.record_keys | (_GAME_KEYS | cls.game_keys if single else set())
+    for key in data:
+        if key not in allowed_top:
+            raise RecordError(str(key), f"unknown field for a {game_name} record")
+
+    seats = _seats(data.get("seats"))
+    teams = _teams(data.get("teams"), seats)
+    banker = data.get("banker")
+    if banker is not None and banker not in seats:
+        raise RecordError("banker", f"{banker!r} is not one of the seats")
+
+    extra = {k: data[k] for k in cls.record_keys if k in data}
+    if single:
+        games: tuple[GameRecord, ...] = (_game(data, 0, "", seats, variant, cls.game_keys),)
+    else:
+        raw_games = data["games"]
+        if not isinstance(raw_games, list) or not raw_games:
+            raise RecordError("games", "must be a non-empty list of games")
+        games = tuple(
+            _game(g, i, f"games[{i}].", seats, variant, cls.game_keys)
+            for i, g in enumerate(raw_games)
+        )
+    record = Record(variant, seats, teams, banker, games, single, extra)
+    variant.check_record(record)
+    return record
+
+
+def _seats(raw: object) -> tuple[str, ...]:
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise RecordError("seats", "required: a list of at least two player names")
+    for i, s in enumerate(raw):
+        if not isinstance(s, str) or not s:
+            raise RecordError(f"seats[{i}]", "a player name is non-empty text")
+        if s in raw[:i]:
+            raise RecordError(f"seats[{i}]", f"{s!r} sits twice")
+    return tuple(raw)
+
+
+def _teams(raw: object, seats: tuple[str, ...]) -> tuple[tuple[str, ...], ...] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or len(raw) < 2:
+        raise RecordError("teams", "a list of at least two teams, each a list of seats")
+    seen: set[str] = set()
+    teams = []
+    for i, team in enumerate(raw):
+        if not isinstance(team, list) or not team:
+            raise RecordError(f"teams[{i}]", "a team is a non-empty list of seats")
+        for j, member in enumerate(team):
+            if member not in seats:
+                raise RecordError(f"teams[{i}][{j}]", f"{member!r} is not one of the seats")
+            if member in seen:
+                raise RecordError(f"teams[{i}][{j}]", f"{member!r} is in two teams")
+            seen.add(member)
+        teams.append(tuple(team))
+    missing = [s for s in seats if s not in seen]
+    if missing:
+        raise RecordError("teams", f"every seat plays in a team; missing {', '.join(missing)}")
+    return tuple(teams)
+
+
+def _tile(raw: object, path: str, variant: Variant) -> Tile:
+    try:
+        tile = Tile.parse(raw)  # type: ignore[arg-type]
+    except ValueError as exc:
+        raise RecordError(path, str(exc)) from None
+    if tile not in variant.tiles:
+        raise RecordError(path, f"{tile} is not in the {variant.set_name}")
+    return tile
+
+
+def _amount(raw: object, path: str) -> Decimal:
+    if not isinstance(raw, str):
+        raise RecordError(path, f'an amount is a decimal string such as "4.50", got {raw!r}')
+    try:
+        value = Decimal(raw)
+    except InvalidOperation:
+        raise RecordError(path, f"not a decimal amount: {raw!r}") from None
+    if not value.is_finite() or value < 0:
+        raise RecordError(path, f"an amount is a finite, non-negative number, got {raw!r}")
+    return value
+
+
+def _game(
+    raw: object,
+    index: int,
+    prefix: str,
+    seats: tuple[str, ...],
+    variant: Variant,
+    game_keys: frozenset[str],
+) -> GameRecord:
+    where = prefix[:-1] if prefix else ""
+    if not isinstance(raw, Mapping):
+        raise RecordError(where, "a game is a JSON object")
+    if prefix:  # in a session each game is its own object; check its keys here
+        for key in raw:
+            if key not in _GAME_KEYS and key not in game_keys:
+                raise RecordError(f"{prefix}{key}", "unknown field for a game")
+
+    has_result = "result" in raw
+    if has_result and ("hands" in raw or "stock" in raw):
+        raise RecordError(
+            f"{prefix}result", "a game carries either hands and moves, or a scoresheet result"
+        )
+    if not has_result and "hands" not in raw:
+        raise RecordError(f"{prefix}hands", "required (or a scoresheet `result`)")
+
+    hands = None
+    stock = None
+    seen: dict[Tile, str] = {}
+    if not has_result:
+        hands = _hands(raw["hands"], prefix, seats, variant, seen)
+        if raw.get("stock") is not None:
+            stock = _tile_list(raw["stock"], f"{prefix}stock", variant, seen)
+
+    raw_moves = raw.get("moves", [] if has_result else None)
+    if not isinstance(raw_moves, list):
+        raise RecordError(f"{prefix}moves", "required: a list of moves")
+    moves = []
+    buy_backs: tuple[str, ...] = ()
+    last = len(raw_moves) - 1
+    for i, m in enumerate(raw_moves):
+        path = f"{prefix}moves[{i}]"
+        if isinstance(m, Mapping) and "buy_backs" in m:
+            # RULES 2.1 writes buy-backs "after a Pulle game": accepted as the last entry of
+            # `moves` as well as a game-level key, and lifted into GameRecord.buy_backs.
+            if i != last or len(m) != 1:
+                raise RecordError(path, "buy_backs stands alone, as the game's last entry")
+            buy_backs = _players(m["buy_backs"], f"{path}.buy_backs", seats)
+            continue
+        move = _move(m, path, seats, variant)
+        if has_result and move.kind in TILE_MOVES:
+            raise RecordError(path, "a scoresheet game's moves hold only session events")
+        moves.append(move)
+    if "buy_backs" in raw:
+        if buy_backs:
+            raise RecordError(f"{prefix}buy_backs", "given twice (also in moves)")
+        buy_backs = _players(raw["buy_backs"], f"{prefix}buy_backs", seats)
+
+    result = _result(raw["result"], f"{prefix}result", seats) if has_result else None
+    extra = {k: raw[k] for k in game_keys if k in raw}
+    return GameRecord(index, prefix, hands, stock, tuple(moves), result, buy_backs, extra)
+
+
+def _hands(
+    raw: object, prefix: str, seats: tuple[str, ...], variant: Variant, seen: dict[Tile, str]
+) -> dict[str, tuple[Tile, ...]]:
+    path = f"{prefix}hands"
+    if not isinstance(raw, Mapping):
+        raise RecordError(path, "an object mapping each seat to its list of tiles")
+    for name in raw:
+        if name not in seats:
+            raise RecordError(f"{path}.{name}", f"{name!r} is not one of the seats")
+    hands = {}
+    for name in seats:
+        if name not in raw:
+            raise RecordError(f"{path}.{name}", "every seat's hand is required (may be [])")
+        hands[name] = _tile_list(raw[name], f"{path}.{name}", variant, seen)
+    return hands
+
+
+def _tile_list(raw: object, path: str, variant: Variant, seen: dict[Tile, str]) -> tuple[Tile, ...]:
+    if not isinstance(raw, list):
+        raise RecordError(path, 'a list of tiles such as ["18-12", "5-0"]')
+    tiles = []
+    for i, text in enumerate(raw):
+        here = f"{path}[{i}]"
+        tile = _tile(text, here, variant)
+        if tile in seen:
+            raise RecordError(here, f"{tile} is dealt twice (also at {seen[tile]})")
+        seen[tile] = here
+        tiles.append(tile)
+    return tuple(tiles)
+
+
+def _players(raw: object, path: str, seats: tuple[str, ...]) -> tuple[str, ...]:
+    if not isinstance(raw, list):
+        raise RecordError(path, "a list of seats")
+    for i, name in enumerate(raw):
+        if name not in seats:
+            raise RecordError(f"{path}[{i}]", f"{name!r} is not one of the seats")
+    return tuple(raw)
+
+
+def _player(m: Mapping[str, Any], path: str, seats: tuple[str, ...]) -> str:
+    player = m.get("player")
+    if player not in seats:
+        if player is None:
+            raise RecordError(f"{path}.player", "required: the seat that made the move")
+        raise RecordError(f"{path}.player", f"{player!r} is not one of the seats")
+    return player  # type: ignore[return-value]
+
+
+def _check_keys(m: Mapping[str, Any], allowed: frozenset[str], path: str, what: str) -> None:
+    for key in m:
+        if key not in allowed:
+            raise RecordError(f"{path}.{key}", f"not a field of a {what} move")
+
+
+def _bool(m: Mapping[str, Any], key: str, path: str, *, required: bool) -> bool | None:
+    value = m.get(key)
+    if value is None:
+        if required:
+            raise RecordError(f"{path}.{key}", "required: true or false")
+        return None
+    if not isinstance(value, bool):
+        raise RecordError(f"{path}.{key}", f"must be true or false, got {value!r}")
+    return value
+
+
+def _move(m: object, path: str, seats: tuple[str, ...], variant: Variant) -> Move:
+    if not isinstance(m, Mapping):
+        raise RecordError(path, "a move is a JSON object")
+    if "tile" in m:
+        _check_keys(m, _PLAY_KEYS, path, "placement")
+        player = _player(m, path, seats)
+        tile = _tile(m["tile"], f"{path}.tile", variant)
+        on = m.get("on")
+        on_tile = None if on is None else _tile(on, f"{path}.on", variant)
+        facet = m.get("facet")
+        if facet is not None and facet not in _FACETS:
+            raise RecordError(f"{path}.facet", f'"end" or "cross", got {facet!r}')
+        return Move(PLAY, player, tile, on_tile, facet)
+    if "draw" in m:
+        _check_keys(m, _DRAW_KEYS, path, "draw")
+        player = _player(m, path, seats)
+        raw = m["draw"]
+        drawn = None if raw is True else _tile(raw, f"{path}.draw", variant)
+        correction = _bool(m, "correction", path, required=False) or False
+        return Move(DRAW, player, drawn, correction=correction)
+    if "pass" in m:
+        _check_keys(m, _PASS_KEYS, path, "pass")
+        if m["pass"] is not True:
+            raise RecordError(f"{path}.pass", 'a pass is written "pass": true')
+        return Move(PASS, _player(m, path, seats))
+    if "stake" in m:
+        _check_keys(m, _STAKE_KEYS, path, "stake")
+        player = _player(m, path, seats)
+        return Move(STAKE, player, amount=_amount(m["stake"], f"{path}.stake"))
+    if "raise" in m:
+        _check_keys(m, _RAISE_KEYS, path, "raise")
+        player = _player(m, path, seats)
+        amount = _amount(m["raise"], f"{path}.raise")
+        return Move(
+            RAISE, player, amount=amount, accepted=_bool(m, "accepted", path, required=True)
+        )
+    if "spectator" in m or "bet" in m:
+        _check_keys(m, _BET_KEYS, path, "spectator bet")
+        spectator = m.get("spectator")
+        if not isinstance(spectator, str) or not spectator:
+            raise RecordError(f"{path}.spectator", "required: the spectator's name")
+        if spectator in seats:
+            raise RecordError(f"{path}.spectator", f"{spectator!r} plays at this table")
+        target = m.get("on")
+        if target not in seats:
+            raise RecordError(f"{path}.on", f"the player bet on must be a seat, got {target!r}")
+        if "bet" not in m:
+            raise RecordError(f"{path}.bet", "required: the amount as a decimal string")
+        return Move(
+            BET,
+            None,
+            amount=_amount(m["bet"], f"{path}.bet"),
+            accepted=_bool(m, "accepted", path, required=True),
+            spectator=spectator,
+            target=target,  # type: ignore[arg-type]
+        )
+    raise RecordError(path, "a move needs one of: tile, draw, pass, stake, raise, bet")
+
+
+def _score_map(raw: object, path: str, seats: Sequence[str], *, signed: bool) -> dict[str, int]:
+    if not isinstance(raw, Mapping):
+        raise RecordError(path, "an object mapping every seat to a whole number")
+    out = {}
+    for name in raw:
+        if name not in seats:
+            raise RecordError(f"{path}.{name}", f"{name!r} is not one of the seats")
+    for name in seats:
+        value = raw.get(name)
+        if type(value) is not int:
+            raise RecordError(f"{path}.{name}", f"required: a whole number, got {value!r}")
+        if value < 0 and not signed:
+            raise RecordError(f"{path}.{name}", f"cannot be negative, got {value}")
+        out[name] = value
+    return out
+
+
+def _result(raw: object, path: str, seats: tuple[str, ...]) -> Scoresheet:
+    if not isinstance(raw, Mapping):
+        raise RecordError(path, "a scoresheet result is a JSON object")
+    for key in raw:
+        if key not in _RESULT_KEYS:
+            raise RecordError(f"{path}.{key}", "not a field of a scoresheet result")
+    domino = raw.get("domino")
+    blocked = raw.get("blocked", False)
+    if blocked not in (True, False):
+        raise RecordError(f"{path}.blocked", "must be true or false")
+    if (domino is None) == (not blocked):
+        raise RecordError(path, 'give exactly one of "domino": seat or "blocked": true')
+    if domino is not None and domino not in seats:
+        raise RecordError(f"{path}.domino", f"{domino!r} is not one of the seats")
+    pips = _score_map(raw.get("pips"), f"{path}.pips", seats, signed=False)
+    if domino is not None and pips[domino] != 0:
+        raise RecordError(f"{path}.pips.{domino}", "the player who dominoed holds no tiles")
+    points = raw.get("points")
+    play_points = raw.get("play_points")
+    return Scoresheet(
+        domino,
+        bool(blocked),
+        pips,
+        None if points is None else _score_map(points, f"{path}.points", seats, signed=False),
+        None
+        if play_points is None
+        else _score_map(play_points, f"{path}.play_points", seats, signed=False),
+    )
