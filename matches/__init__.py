@@ -1,1 +1,4 @@
-"""The match registry and the submission side: clubs, players, matches, submissions; the rules engine in ``rules/``."""
+"""The match registry and the submission side (clubs, players, matches, submissions).
+
+The rules engine lives in ``matches.rules`` and imports nothing from Django.
+"""

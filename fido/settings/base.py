@@ -78,6 +78,7 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'fido.sqlite3'}"),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    Path(DATABASES["default"]["NAME"]).parent.mkdir(parents=True, exist_ok=True)
     # WAL lets the web server and the worker read while one of them writes; IMMEDIATE
     # transactions take the write lock up front instead of failing half-way.
     DATABASES["default"]["OPTIONS"] = {
@@ -105,7 +106,8 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "staticfiles"
+# No collected static files in the embedded default: WhiteNoise serves them from the finders.
+STATIC_ROOT = None
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Serve static files straight from the apps in the embedded default (no collectstatic step).
 WHITENOISE_USE_FINDERS = True
@@ -148,6 +150,8 @@ else:
         }
     }
 
+# Task modules outside the apps (the apps' tasks.py are autodiscovered).
+CELERY_IMPORTS = ["fido.tasks"]
 CELERY_TIMEZONE = FIDO_TIMEZONE
 CELERY_ENABLE_UTC = True
 CELERY_TASK_SERIALIZER = "json"

@@ -5,7 +5,7 @@ default here. TLS is expected to end at a proxy that sets ``X-Forwarded-Proto``.
 """
 
 from .base import *  # noqa: F403
-from .base import env
+from .base import BASE_DIR, env
 
 DEBUG = False
 SECRET_KEY = env("SECRET_KEY")
@@ -29,3 +29,4 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
 WHITENOISE_USE_FINDERS = False
+STATIC_ROOT = env("STATIC_ROOT", default=str(BASE_DIR / "staticfiles"))

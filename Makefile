@@ -1,0 +1,50 @@
+# The FIDO service's commands. `make demo` runs the service with demo data on the embedded
+# default; `make test` runs the whole suite (on PostgreSQL/Redis when DATABASE_URL/REDIS_URL
+# are set, as .ci/run does).
+SHELL := /bin/bash
+PYTHON ?= python3.11
+VENV := .venv
+BIN := $(VENV)/bin
+UV_VERSION := 0.13.8
+DEMO_PORT ?= 8000
+PYTEST_ARGS ?=
+
+.PHONY: install demo test lint format lock bench-replay clean
+
+install: $(VENV)/.installed
+
+# Idempotent: the venv is created once, and re-synced only when the lock file changes.
+$(VENV)/.installed: requirements.lock
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	@$(BIN)/python -m pip install -q --disable-pip-version-check "uv==$(UV_VERSION)" 2>&1 | grep -v "^WARNING: Location" || true
+	$(BIN)/uv pip sync --python $(BIN)/python -q requirements.lock
+	@touch $@
+
+# Re-pin every dependency after editing pyproject.toml.
+lock: 
+	$(BIN)/uv pip compile pyproject.toml --extra dev --generate-hashes --python-version 3.11 -o requirements.lock
+
+# The demo always runs on the embedded default, whatever the shell exports.
+demo: install
+	@env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py migrate --noinput -v0
+	@env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py seed_demo
+	@echo
+	@echo "  FIDO demo: http://127.0.0.1:$(DEMO_PORT)/   (Ctrl-C stops web, worker and beat)"
+	@echo
+	@env -u DATABASE_URL -u REDIS_URL $(BIN)/honcho -f deploy/Procfile.demo start -p $(DEMO_PORT)
+
+test: install
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy .
+	$(BIN)/python manage.py makemigrations --check --dry-run -v0
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+clean:
+	rm -rf var .pytest_cache .mypy_cache .ruff_cache
