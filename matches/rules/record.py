@@ -146,6 +146,12 @@ def load(data: object) -> Record:
             raise RecordError(str(key), f"unknown field for a {game_name} record")
 
     seats = _seats(data.get("seats"))
+    if len(seats) not in cls.seat_counts:
+        counts = cls.seat_counts
+        raise RecordError(
+            "seats",
+            f"{game_name} is played by {counts[0]} to {counts[-1]} players, not {len(seats)}",
+        )
     teams = _teams(data.get("teams"), seats)
     banker = data.get("banker")
     if banker is not None and banker not in seats:

@@ -12,7 +12,8 @@ The protocol (``variants.base.Variant``), in the order the engine calls it:
    frozenset of tiles of the set in play: ``tiles.double_set(n)`` or
    ``tiles.austrian_set()``) and ``self.set_name`` (for messages). Raise
    ``RecordError("variant.<key>", message)``.
-   Class attributes: ``game`` (registry name), ``record_keys`` / ``game_keys`` (extra
+   Class attributes: ``game`` (registry name), ``seat_counts`` (a range of allowed
+   table sizes, checked first), ``record_keys`` / ``game_keys`` (extra
    top-level / per-game JSON keys the variant reads, e.g. ``stakes`` or ``leader``; the
    loader refuses undeclared keys and copies declared ones into ``Record.extra`` /
    ``GameRecord.extra`` untouched, for the variant to validate in ``check_record``).

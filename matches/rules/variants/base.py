@@ -58,6 +58,8 @@ class Variant(ABC):
     record_keys: ClassVar[frozenset[str]] = frozenset()
     #: Per-game keys this game understands besides hands/stock/moves/result/buy_backs.
     game_keys: ClassVar[frozenset[str]] = frozenset()
+    #: How many seats a table may have (checked before anything else in the record).
+    seat_counts: ClassVar[range] = range(2, 10)
 
     #: The tiles of the set in play; the record loader refuses any other tile.
     tiles: frozenset[Tile]

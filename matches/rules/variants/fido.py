@@ -24,7 +24,9 @@ Decisions where RULES.md is silent are listed in docs/rules.md; the main ones, a
 opening without doubles uses the heaviest tile, ties broken by the higher top end; two
 players take the three-player hand size; a record that ends before the game does is
 refused (unless replayed with ``partial``), as is one where a short-dealt player never
-drew the tiles owed; a correction draw may come at any point, even after the last tile.
+drew the tiles owed; a correction draw may come at any point, even after the last tile;
+a short-dealt player who places their last tile while still owed tiles has not ended the
+game (they must draw the missing tiles and play on).
 """
 
 from __future__ import annotations
@@ -81,6 +83,7 @@ class Fido(Variant):
     """The divisor game. See the module docstring."""
 
     game = "fido"
+    seat_counts = range(2, 10)  # 3 to 9 at a table; 2 allowed for practice (3.1)
 
     def __init__(self, options: Mapping[str, Any]) -> None:
         super().__init__(options)
@@ -98,8 +101,6 @@ class Fido(Variant):
         self.set_name = f"double-{self.n} set"
 
     def check_record(self, record: Record) -> None:
-        if not 2 <= len(record.seats) <= 9:
-            raise RecordError("seats", f"FIDO is played by 2 to 9 players, not {len(record.seats)}")
         hand = self.expected_hand(len(record.seats))
         if hand * len(record.seats) > len(self.tiles):
             raise RecordError(
@@ -279,7 +280,9 @@ class _Replay:
                 points[player] += gained
                 entries.append(placement(n, player, mv.tile, self.s, gained))  # type: ignore[arg-type]
                 passes = 0
-                if not hand:
+                if not hand and not self.owed[player]:
+                    # A player still owed tiles (dealt too few, 3.6) has not really played
+                    # out: the deficit is found now at the latest, and they must draw.
                     end = DOMINO
             elif mv.kind == DRAW:
                 can = self.playable(hand)
@@ -387,8 +390,9 @@ class _Replay:
                     n,
                     player,
                     "cross-side-taken",
+                    # Only the opening double has two cross sides.
                     f"both cross sides of {on} are taken"
-                    if len(self.ends_of[on]) == 2 and on == self._opening_tile()
+                    if on == next(iter(self.ends_of))
                     else f"the cross side of {on} is taken",
                 )
             v = sides[0]
@@ -422,9 +426,6 @@ class _Replay:
             counts[y] += 1
             self.s += y
         hand.remove(tile)
-
-    def _opening_tile(self) -> Tile:
-        return next(iter(self.ends_of))
 
     def take(self, n: int, player: str, mv: Move) -> Tile:
         """Move the drawn tile from the stock to the player's hand, checking it may be drawn."""
@@ -556,3 +557,21 @@ def _sim_gain(variant: Fido, slots: list[tuple[Tile, int, bool]], tile: Tile, sl
         s -= val
     s += 2 * val if tile.is_double else tile.other(val)
     return s // variant.divisor if s > 0 and s % variant.divisor == 0 else 0
+
+
+def layout(data: Mapping[str, Any], *, game: int = 0) -> tuple[list[int], list[int]]:
+    """E and X (each sorted high to low) after the moves of one game of a FIDO record.
+
+    For tests and tools that want the scorer's view rather than the sum S; the game is
+    replayed with ``partial`` so a record may stop anywhere.
+    """
+    from matches.rules.record import load  # the loader imports the registry, so not at the top
+
+    record = load(data)
+    if not isinstance(record.variant, Fido):
+        raise RecordError("variant.game", "layout() reads FIDO records only")
+    state = _Replay(record.variant, record, record.games[game])
+    state.run(partial=True)
+    ends = sorted((v for vs in state.ends_of.values() for v in vs), reverse=True)
+    cross = sorted((v for vs in state.cross_of.values() for v in vs), reverse=True)
+    return ends, cross
