@@ -1,1 +1,342 @@
-"""Models of the matches app."""
+"""The registry and the results: clubs, players, secretaries, matches, sides, submissions.
+
+Invariants live in database constraints as well as in the services:
+- a club's external match id is unique per club and revision; a player appears once per
+  match; a match has 2 to 9 sides (checked by the service: a count across rows);
+- nothing counted is edited in place: a correction is a new revision of the match (the old
+  one is voided from the new one's counting month on), a void is an event with who, when,
+  why and the first list it affects;
+- ``SideMember`` repeats the match's month, counting month, category base and the side's
+  score so that the ranking loader reads one table (``COPY`` of one row per result).
+Months are stored as ``DateField`` holding the first day of the month.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
+from django.db import models
+from django.db.models import Q
+
+
+class Discipline(models.TextChoices):
+    FIDO = "fido", "FIDO divisor game"
+    ALLFIVES = "allfives", "All Fives (Muggins / Five Up)"
+    AUSTRIAN = "austrian", "Austrian double-eight"
+
+
+class Category(models.TextChoices):
+    CLUB = "club", "Club"
+    LEAGUE = "league", "League"
+    NATIONAL = "national", "National"
+    INTERNATIONAL = "international", "International"
+    WORLD = "world", "World"
+
+
+# The base value B of a category (SPEC.md section 2).
+CATEGORY_BASE: dict[str, int] = {
+    Category.CLUB: 10,
+    Category.LEAGUE: 20,
+    Category.NATIONAL: 40,
+    Category.INTERNATIONAL: 80,
+    Category.WORLD: 160,
+}
+
+MIN_SIDES = 2
+MAX_SIDES = 9
+
+club_id_validator = RegexValidator(
+    r"^CLUB-[A-Za-z0-9][A-Za-z0-9_-]{0,40}$", "a club id looks like CLUB-7 or CLUB-BER"
+)
+player_id_validator = RegexValidator(
+    r"^P-[A-Za-z0-9][A-Za-z0-9_-]{0,40}$", "a player id looks like P-000123"
+)
+country_validator = RegexValidator(r"^[A-Z]{2}$", "a country is an ISO 3166-1 alpha-2 code")
+
+
+class Club(models.Model):
+    club_id = models.CharField(max_length=48, unique=True, validators=[club_id_validator])
+    name = models.CharField(max_length=200)
+    country = models.CharField(max_length=2, validators=[country_validator])
+    city = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["club_id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(country__regex=r"^[A-Z]{2}$"), name="club_country_iso2"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.club_id} {self.name}"
+
+
+class Player(models.Model):
+    player_id = models.CharField(max_length=48, unique=True, validators=[player_id_validator])
+    name = models.CharField(max_length=200)
+    country = models.CharField(max_length=2, validators=[country_validator])
+    club = models.ForeignKey(
+        Club, null=True, blank=True, on_delete=models.PROTECT, related_name="members"
+    )
+    # Set when an admin merged this record into another one: the id stays resolvable.
+    merged_into = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="merged_from"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["player_id"]
+        indexes = [models.Index(fields=["name"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(country__regex=r"^[A-Z]{2}$"), name="player_country_iso2"
+            ),
+            models.CheckConstraint(
+                condition=~Q(merged_into=models.F("id")), name="player_not_merged_into_self"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player_id} {self.name}"
+
+
+class Secretary(models.Model):
+    """The secretary role: a user who submits results for a club."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="secretary_roles"
+    )
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="secretaries")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "club"], name="secretary_unique_user_club")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} @ {self.club.club_id}"
+
+
+class Channel(models.TextChoices):
+    WEB = "web", "Web form"
+    CSV = "csv", "CSV upload"
+    API = "api", "REST API"
+    IMPORT = "import", "Bulk import"
+
+
+class Submission(models.Model):
+    """One act of submitting: who, when (server clock), by which path, for which club."""
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="submissions")
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT
+    )
+    received_at = models.DateTimeField(db_index=True)
+    channel = models.CharField(max_length=8, choices=Channel.choices)
+
+    class Meta:
+        ordering = ["-received_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"submission {self.pk} by {self.club.club_id} at {self.received_at:%Y-%m-%d %H:%M}"
+
+
+class Status(models.TextChoices):
+    ON_TIME = "on_time", "On time"
+    LATE = "late", "Late"
+
+
+class Match(models.Model):
+    """One game table's result, as submitted; a correction is a new revision."""
+
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="matches")
+    external_id = models.CharField(max_length=120)
+    revision = models.PositiveSmallIntegerField(default=1)
+    date_played = models.DateField()
+    discipline = models.CharField(max_length=10, choices=Discipline.choices)
+    category = models.CharField(max_length=16, choices=Category.choices)
+    submission = models.ForeignKey(Submission, on_delete=models.PROTECT, related_name="matches")
+    received_at = models.DateTimeField()
+    status = models.CharField(max_length=8, choices=Status.choices)
+    counting_month = models.DateField(help_text="first day of the month whose list it enters")
+    # Optional game records (RULES.md section 2), replayed and checked against the scores.
+    records = models.JSONField(null=True, blank=True)
+    replaces = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="replaced_by"
+    )
+    # Void: the match counts in no list from void_effective_month on.
+    voided_at = models.DateTimeField(null=True, blank=True)
+    voided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="+",
+    )
+    void_reason = models.TextField(blank=True)
+    void_effective_month = models.DateField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-date_played", "-id"]
+        verbose_name_plural = "matches"
+        indexes = [
+            models.Index(fields=["discipline", "counting_month"]),
+            models.Index(fields=["club", "-received_at"]),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["club", "external_id", "revision"], name="match_unique_revision"
+            ),
+            models.CheckConstraint(
+                condition=Q(counting_month__day=1), name="match_counting_month_first_day"
+            ),
+            models.CheckConstraint(
+                condition=Q(voided_at__isnull=True, void_effective_month__isnull=True)
+                | Q(voided_at__isnull=False, void_effective_month__isnull=False),
+                name="match_void_is_complete",
+            ),
+            models.CheckConstraint(condition=Q(revision__gte=1), name="match_revision_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.club.club_id}/{self.external_id}#{self.revision}"
+
+    @property
+    def is_voided(self) -> bool:
+        return self.voided_at is not None
+
+
+class Side(models.Model):
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides")
+    position = models.PositiveSmallIntegerField(
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_SIDES)]
+    )
+    score = models.IntegerField()
+
+    class Meta:
+        ordering = ["match", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "position"], name="side_unique_position"),
+            models.CheckConstraint(
+                condition=Q(position__gte=1) & Q(position__lte=MAX_SIDES), name="side_position_1_9"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match} side {self.position}: {self.score}"
+
+
+class SideMember(models.Model):
+    """A player on a side: one result. Repeats the match's fields the ranking loader needs."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="members")
+    side = models.ForeignKey(Side, on_delete=models.CASCADE, related_name="members")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="results")
+    # Copies (never edited independently; a correction is a new match revision):
+    discipline = models.CharField(max_length=10, choices=Discipline.choices)
+    month_played = models.DateField()
+    counting_month = models.DateField()
+    base = models.PositiveSmallIntegerField()
+    side_position = models.PositiveSmallIntegerField()
+    score = models.IntegerField()
+    void_effective_month = models.DateField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["match", "player"], name="member_once_per_match"),
+        ]
+        indexes = [
+            models.Index(fields=["discipline", "counting_month"], name="member_window"),
+            models.Index(fields=["player", "discipline"], name="member_player"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player.player_id} in {self.match}"
+
+
+class MatchEvent(models.Model):
+    """The audit trail: every submission, correction, void and merge touching a match."""
+
+    class Kind(models.TextChoices):
+        SUBMITTED = "submitted"
+        CORRECTED = "corrected"
+        VOIDED = "voided"
+        MERGED = "merged"
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    at = models.DateTimeField()
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT
+    )
+    reason = models.TextField(blank=True)
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.match} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class PlayerMerge(models.Model):
+    """Audit of an admin merge: every result of ``source`` moved to ``target``."""
+
+    source = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="merges_out")
+    target = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="merges_in")
+    merged_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT
+    )
+    merged_at = models.DateTimeField()
+    reason = models.TextField()
+    results_moved = models.PositiveIntegerField()
+    match_ids = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["-merged_at"]
+
+    def __str__(self) -> str:
+        return f"{self.source.player_id} -> {self.target.player_id}"
+
+
+class ClosedMonth(models.Model):
+    """A frozen month of a discipline: no result ever enters its list afterwards."""
+
+    discipline = models.CharField(max_length=10, choices=Discipline.choices)
+    month = models.DateField(help_text="first day of the closed month")
+    closed_at = models.DateTimeField()
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT
+    )
+
+    class Meta:
+        ordering = ["discipline", "-month"]
+        constraints = [
+            models.UniqueConstraint(fields=["discipline", "month"], name="closed_month_unique"),
+            models.CheckConstraint(condition=Q(month__day=1), name="closed_month_first_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.discipline} {self.month:%Y-%m} closed"
+
+
+class IdempotencyRecord(models.Model):
+    """The first response to a POST carrying an ``Idempotency-Key``, replayed on retries."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    key = models.CharField(max_length=200)
+    request_hash = models.CharField(max_length=64)
+    status_code = models.PositiveSmallIntegerField()
+    response_body = models.JSONField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "key"], name="idempotency_unique_user_key")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.key}"

@@ -1,0 +1,458 @@
+"""Write services of the matches app: submit, correct and void matches; merge players.
+
+Every channel calls these (web form, CSV upload, REST API, ``import_results``). They
+validate everything first through :mod:`matches.validation` and :mod:`matches.months`,
+report every problem at once (:class:`InvalidSubmission`), and store nothing unless the
+whole batch is valid. Writes happen in one transaction holding the discipline's shared
+lock (:mod:`matches.locks`) so that no match is classified against a month that is closing.
+
+Nothing counted is edited in place: a correction is a new revision of the match and voids
+the old one from the first list it can still affect; a void is an event with who, when and
+why; a merge moves results and keeps an audit row.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+
+from . import locks
+from .clock import federation_tz
+from .models import (
+    ClosedMonth,
+    Club,
+    Match,
+    MatchEvent,
+    Player,
+    PlayerMerge,
+    Side,
+    SideMember,
+    Submission,
+)
+from .months import Month, Rejection, classify, deadline
+from .records_check import check_records
+from .selectors import last_closed_month
+from .validation import InvalidSubmission, MatchInput, Problem, parse_match, resolve
+
+
+class NotAllowed(Exception):
+    """The user may not do this (another club's data, a deadline passed): maps to 403."""
+
+
+@dataclass(frozen=True, slots=True)
+class SubmitOutcome:
+    match: Match
+    created: bool  # False: an identical match with this id was already stored
+
+
+def _default_prefix(index: int) -> str:
+    return f"matches[{index}]"
+
+
+def _first_open(discipline: str) -> Month | None:
+    last = last_closed_month(discipline)
+    return last.next() if last else None
+
+
+def matches_submit(
+    *,
+    payloads: Sequence[Any],
+    submitted_by: Any,
+    now: dt.datetime,
+    channel: str,
+    club: Club | None = None,
+    honour_submitted_at: bool = False,
+    prefix: Callable[[int], str] = _default_prefix,
+) -> list[SubmitOutcome]:
+    """Validate and store a batch of matches, all or nothing.
+
+    ``club``: when given (a secretary's club), every match must be hosted by it, otherwise
+    :class:`NotAllowed`. ``honour_submitted_at`` (admin import only) takes a line's
+    ``submitted_at`` as its receipt time instead of ``now``. A match whose id is already
+    stored with the same content is not stored again (``created=False``); with other
+    content it is a problem (corrections go through :func:`match_correct`).
+    """
+    problems: list[Problem] = []
+    parsed: list[tuple[str, MatchInput]] = []
+    for index, payload in enumerate(payloads):
+        match, found = parse_match(
+            payload, prefix=prefix(index), allow_submitted_at=honour_submitted_at
+        )
+        problems.extend(found)
+        if match is not None:
+            parsed.append((prefix(index), match))
+    if not payloads:
+        problems.append(Problem("matches", "no match to submit"))
+    if club is not None:
+        foreign = [(p, m) for p, m in parsed if m.club_id != club.club_id]
+        if foreign:
+            raise NotAllowed(
+                f"you submit results for {club.club_id} only, not for "
+                f"{', '.join(sorted({m.club_id for _, m in foreign}))}"
+            )
+    problems.extend(resolve(parsed))
+    seen_ids: dict[tuple[str, str], str] = {}
+    for path, match in parsed:
+        key = (match.club_id, match.external_id)
+        if key in seen_ids:
+            problems.append(Problem(f"{path}.id", f"id {match.external_id} twice in this batch"))
+        seen_ids[key] = path
+        problems.extend(check_records(match, prefix=path))
+    if problems:
+        raise InvalidSubmission(problems)
+
+    tz = federation_tz()
+    outcomes: list[SubmitOutcome] = []
+    with transaction.atomic():
+        for discipline in sorted({m.discipline for _, m in parsed}):
+            locks.discipline_shared(discipline)
+        closed = {d: last_closed_month(d) for d in {m.discipline for _, m in parsed}}
+        plans = []
+        for path, match in parsed:
+            received_at = match.submitted_at if match.submitted_at else now
+            try:
+                verdict = classify(
+                    date_played=match.date_played,
+                    received_at=received_at,
+                    tz=tz,
+                    last_closed=closed[match.discipline],
+                )
+            except Rejection as exc:
+                problems.append(Problem(f"{path}.{exc.field}", exc.message))
+                continue
+            assert match.club is not None  # noqa: S101 - resolve() attached it
+            existing = (
+                Match.objects.filter(club=match.club, external_id=match.external_id)
+                .order_by("-revision")
+                .first()
+            )
+            if existing is not None:
+                if _canonical(existing) == match.canonical():
+                    outcomes.append(SubmitOutcome(existing, created=False))
+                else:
+                    problems.append(
+                        Problem(
+                            f"{path}.id",
+                            f"{match.club_id} already submitted {match.external_id} with other "
+                            "content; correct that match instead",
+                        )
+                    )
+                continue
+            plans.append((match, received_at, verdict))
+        if problems:
+            raise InvalidSubmission(problems)
+        if plans:
+            by_club: dict[int, Submission] = {}
+            for match, received_at, verdict in plans:
+                assert match.club is not None  # noqa: S101
+                submission = by_club.get(match.club.pk)
+                if submission is None or submission.received_at != received_at:
+                    submission = Submission.objects.create(
+                        club=match.club,
+                        submitted_by=submitted_by,
+                        received_at=received_at,
+                        channel=channel,
+                    )
+                    by_club[match.club.pk] = submission
+                stored = _store(
+                    match,
+                    submission=submission,
+                    received_at=received_at,
+                    status=verdict.status,
+                    counting_month=verdict.counting_month,
+                )
+                MatchEvent.objects.create(
+                    match=stored,
+                    kind=MatchEvent.Kind.SUBMITTED,
+                    at=now,
+                    by=submitted_by,
+                    details={"channel": channel, "status": verdict.status},
+                )
+                outcomes.append(SubmitOutcome(stored, created=True))
+    return outcomes
+
+
+def match_submit(
+    *, club: Club | None, payload: Any, submitted_by: Any, now: dt.datetime, channel: str
+) -> SubmitOutcome:
+    """Submit one match (paths in problems have no prefix)."""
+    return matches_submit(
+        payloads=[payload],
+        submitted_by=submitted_by,
+        now=now,
+        channel=channel,
+        club=club,
+        prefix=lambda _: "",
+    )[0]
+
+
+def _store(
+    match: MatchInput,
+    *,
+    submission: Submission,
+    received_at: dt.datetime,
+    status: str,
+    counting_month: Month,
+    revision: int = 1,
+    replaces: Match | None = None,
+) -> Match:
+    assert match.club is not None  # noqa: S101
+    stored = Match(
+        club=match.club,
+        external_id=match.external_id,
+        revision=revision,
+        date_played=match.date_played,
+        discipline=match.discipline,
+        category=match.category,
+        submission=submission,
+        received_at=received_at,
+        status=status,
+        counting_month=counting_month.first_day,
+        records=match.records,
+        replaces=replaces,
+    )
+    stored.full_clean(validate_constraints=False)
+    stored.save()
+    sides = Side.objects.bulk_create(
+        [Side(match=stored, position=i + 1, score=side.score) for i, side in enumerate(match.sides)]
+    )
+    month_played = Month.of(match.date_played).first_day
+    SideMember.objects.bulk_create(
+        [
+            SideMember(
+                match=stored,
+                side=side_row,
+                player=player,
+                discipline=match.discipline,
+                month_played=month_played,
+                counting_month=counting_month.first_day,
+                base=match.base,
+                side_position=side_row.position,
+                score=side.score,
+            )
+            for side, side_row in zip(match.sides, sides, strict=True)
+            for player in side.players
+        ]
+    )
+    return stored
+
+
+def _canonical(match: Match) -> dict[str, Any]:
+    sides = []
+    for side in match.sides.order_by("position").prefetch_related("members__player"):
+        members = sorted(side.members.all(), key=lambda m: m.pk)
+        sides.append({"players": [m.player.player_id for m in members], "score": side.score})
+    return {
+        "id": match.external_id,
+        "date": match.date_played.isoformat(),
+        "club": match.club.club_id,
+        "discipline": match.discipline,
+        "category": match.category,
+        "sides": sides,
+    }
+
+
+def match_payload(match: Match) -> dict[str, Any]:
+    """A stored match in the submission format (what a correction form starts from)."""
+    payload = _canonical(match)
+    if match.records is not None:
+        payload["records"] = match.records
+    return payload
+
+
+def correction_deadline(match: Match) -> dt.datetime:
+    """Until when the club's secretary may still correct the match themselves."""
+    return deadline(Month.of(match.counting_month), federation_tz())
+
+
+def _void_effective(match: Match) -> Month:
+    first_open = _first_open(match.discipline)
+    counting = Month.of(match.counting_month)
+    return max(counting, first_open) if first_open else counting
+
+
+def _apply_void(match: Match, *, by: Any, reason: str, now: dt.datetime) -> Month:
+    effective = _void_effective(match)
+    match.voided_at = now
+    match.voided_by = by
+    match.void_reason = reason
+    match.void_effective_month = effective.first_day
+    match.save(update_fields=["voided_at", "voided_by", "void_reason", "void_effective_month"])
+    SideMember.objects.filter(match=match).update(void_effective_month=effective.first_day)
+    return effective
+
+
+@transaction.atomic
+def match_void(*, match: Match, by: Any, reason: str, now: dt.datetime) -> Match:
+    """Void a match from the first list it can still affect on (admin)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise InvalidSubmission([Problem("reason", "a void needs a reason")])
+    match = Match.objects.select_for_update().get(pk=match.pk)
+    if match.voided_at is not None:
+        raise InvalidSubmission([Problem("match", f"{match} is already voided")])
+    locks.discipline_shared(match.discipline)
+    effective = _apply_void(match, by=by, reason=reason, now=now)
+    MatchEvent.objects.create(
+        match=match,
+        kind=MatchEvent.Kind.VOIDED,
+        at=now,
+        by=by,
+        reason=reason,
+        details={"effective_month": str(effective)},
+    )
+    return match
+
+
+def match_correct(
+    *,
+    match: Match,
+    payload: Any,
+    by: Any,
+    now: dt.datetime,
+    reason: str,
+    as_admin: bool,
+    channel: str,
+) -> Match:
+    """Replace a match by a corrected revision; the old one stops counting.
+
+    A secretary may correct their club's match until the deadline of the month it counts
+    in (and while that month is open); an admin at any time, the correction then counting
+    from the first open month.
+    """
+    reason = (reason or "").strip() or "corrected by the club"
+    if match.voided_at is not None or Match.objects.filter(replaces=match).exists():
+        raise NotAllowed(f"{match} was already voided or replaced")
+    if not as_admin and now >= correction_deadline(match):
+        raise NotAllowed(
+            f"the deadline for {Month.of(match.counting_month)} has passed; "
+            "ask the federation to correct this match"
+        )
+    if not isinstance(payload, dict):
+        raise InvalidSubmission([Problem("", "a match must be a JSON object")])
+    payload = {**payload, "id": match.external_id, "club": match.club.club_id}
+    parsed, problems = parse_match(payload)
+    if parsed is None:
+        raise InvalidSubmission(problems)
+    problems = resolve([("", parsed)]) + check_records(parsed)
+    if problems:
+        raise InvalidSubmission(problems)
+    with transaction.atomic():
+        locks.discipline_shared(parsed.discipline)
+        try:
+            verdict = classify(
+                date_played=parsed.date_played,
+                received_at=now,
+                tz=federation_tz(),
+                last_closed=last_closed_month(parsed.discipline),
+            )
+        except Rejection as exc:
+            raise InvalidSubmission([Problem(exc.field, exc.message)]) from exc
+        old = Match.objects.select_for_update().get(pk=match.pk)
+        submission = Submission.objects.create(
+            club=old.club, submitted_by=by, received_at=now, channel=channel
+        )
+        new = _store(
+            parsed,
+            submission=submission,
+            received_at=now,
+            status=verdict.status,
+            counting_month=verdict.counting_month,
+            revision=old.revision + 1,
+            replaces=old,
+        )
+        effective = _apply_void(old, by=by, reason=f"corrected: {reason}", now=now)
+        for target in (old, new):
+            MatchEvent.objects.create(
+                match=target,
+                kind=MatchEvent.Kind.CORRECTED,
+                at=now,
+                by=by,
+                reason=reason,
+                details={
+                    "old_revision": old.revision,
+                    "new_revision": new.revision,
+                    "old_void_effective_month": str(effective),
+                },
+            )
+    return new
+
+
+@transaction.atomic
+def player_merge(
+    *, source: Player, target: Player, by: Any, reason: str, now: dt.datetime
+) -> PlayerMerge:
+    """Merge a duplicate player record into the surviving one (admin).
+
+    Every result of ``source`` moves to ``target``; ``source`` stays, marked as merged, so
+    that its id still resolves. Refused when both played in the same match (that match is
+    wrong, not the registry) or either record is already merged.
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise InvalidSubmission([Problem("reason", "a merge needs a reason")])
+    if source.pk == target.pk:
+        raise InvalidSubmission([Problem("target", "a player cannot be merged into itself")])
+    source = Player.objects.select_for_update().get(pk=source.pk)
+    target = Player.objects.select_for_update().get(pk=target.pk)
+    if source.merged_into_id or target.merged_into_id:
+        raise InvalidSubmission([Problem("source", "one of the two records is already merged")])
+    shared = sorted(
+        SideMember.objects.filter(player=source)
+        .filter(match__in=SideMember.objects.filter(player=target).values("match"))
+        .values_list("match__club__club_id", "match__external_id")
+    )
+    if shared:
+        listed = ", ".join(f"{c}/{e}" for c, e in shared[:10])
+        raise InvalidSubmission(
+            [Problem("source", f"both players played in the same match(es): {listed}")]
+        )
+    match_ids = list(
+        SideMember.objects.filter(player=source).values_list("match_id", flat=True).distinct()
+    )
+    moved = SideMember.objects.filter(player=source).update(player=target)
+    Player.objects.filter(merged_into=source).update(merged_into=target)
+    source.merged_into = target
+    source.save(update_fields=["merged_into"])
+    merge = PlayerMerge.objects.create(
+        source=source,
+        target=target,
+        merged_by=by,
+        merged_at=now,
+        reason=reason,
+        results_moved=moved,
+        match_ids=match_ids,
+    )
+    MatchEvent.objects.bulk_create(
+        [
+            MatchEvent(
+                match_id=mid,
+                kind=MatchEvent.Kind.MERGED,
+                at=now,
+                by=by,
+                reason=reason,
+                details={"from": source.player_id, "to": target.player_id},
+            )
+            for mid in match_ids
+        ]
+    )
+    return merge
+
+
+def month_freeze(*, discipline: str, month: Month, by: Any, now: dt.datetime) -> ClosedMonth:
+    """Freeze a month of a discipline (called by the close service, in its transaction).
+
+    Waits for submissions in flight (exclusive discipline lock), then records the month as
+    closed: from then on no result is classified into it. Idempotent.
+    """
+    locks.discipline_exclusive(discipline)
+    closed, _ = ClosedMonth.objects.get_or_create(
+        discipline=discipline,
+        month=month.first_day,
+        defaults={"closed_at": now, "closed_by": by},
+    )
+    return closed
