@@ -1,4 +1,15 @@
-"""Pulle money and running scores (RULES.md 5.2).
+"""Pulle (RULES.md 5.2): ``"game": "pulle"``, a four-player Austrian block game with a pool.
+
+The record gives the ``stake`` each player pays into the pool (a decimal string) and,
+optionally, ``per_game``, the amount each game's winner receives from every opponent (half
+when the game was blocked). A game's ``buy_backs`` lists, in order, the players who bought
+back after it. The replay is the Austrian one (``austrian.AustrianGames``) over the players
+still in the game (eliminated seats hold ``[]``); after each game the pure
+``PulleSession`` below adds the pips, applies buy-backs, the broken pool, eliminations and
+the pool. The report's game ``extra`` carries ``ledger`` (that game's money, the first
+game's including the stakes) and ``pulle`` (scores, players still in, buy-backs,
+eliminations, broken pool, pool); the session's ``money`` sums the ledgers and ``pool`` is
+what is still in the pool, so that money plus pool sums to zero.
 
 Contract of the pure part: ``PulleSession`` is the state between games (running scores,
 who is still in, the pool, each player's money). ``PulleSession.start`` has everyone pay the
@@ -10,24 +21,40 @@ refusal raises ``PulleError`` (with a ``rule``) before changing anything. At any
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any
+
+from matches.rules.errors import IllegalMove, RecordError
+from matches.rules.record import GameRecord, Record
+from matches.rules.report import BLOCKED, ZERO, GameReport, SessionReport, money
+from matches.rules.variants import SimulatedGame, SimulatedSession, register
+from matches.rules.variants.austrian import (
+    AustrianGames,
+    AustrianSession,
+    SimAustrian,
+    parse_amount,
+)
 
 ELIMINATION_ABOVE = 100
 
 
 class PulleError(ValueError):
-    def __init__(self, message: str, rule: str) -> None:
+    """A step the session refuses; ``rule`` names the rule, ``player`` who broke it."""
+
+    def __init__(self, message: str, rule: str, player: str | None = None) -> None:
         super().__init__(message)
         self.rule = rule
+        self.player = player
 
 
 def buy_back_score(others: Sequence[int]) -> int:
     """The score a buy-back sets: the middle of the other players' scores (an even count
     takes the higher of the two middles); if they are all equal, that score plus one."""
     if not others:
-        raise PulleError("nobody else is in the game", "buy_back_alone")
+        raise PulleError("nobody else is in the game", "buy-back-alone")
     ordered = sorted(others)
     if ordered[0] == ordered[-1]:
         return ordered[0] + 1
@@ -92,12 +119,12 @@ class PulleSession:
 
     def end_game(self, outcome: GameOutcome, buy_backs: Sequence[str] = ()) -> GameSettlement:
         if self.over:
-            raise PulleError(f"the session is over: {self.winner} took the pool", "after_end")
+            raise PulleError(f"the session is over: {self.winner} took the pool", "after-end")
         if set(outcome.pips) != set(self.alive):
             raise PulleError(
                 f"the game's players {sorted(outcome.pips)} are not those still in "
                 f"{sorted(self.alive)}",
-                "players",
+                "players-in-game",
             )
         # Validate every buy-back before touching anything, so a refusal changes nothing.
         scores = dict(self.scores)
@@ -107,13 +134,14 @@ class PulleSession:
         moves: list[tuple[str, int, int]] = []
         for p in buy_backs:
             if p not in self.alive:
-                raise PulleError(f"{p} is out of the game and cannot buy back", "buy_back_out")
+                raise PulleError(f"{p} is out of the game and cannot buy back", "buy-back-out", p)
             before = scores[p]
             after = buy_back_score([scores[o] for o in self.alive if o != p])
             if after >= before:
                 raise PulleError(
                     f"{p}'s buy-back would set {after}, not below their {before}",
-                    "buy_back_not_lower",
+                    "buy-back-not-lower",
+                    p,
                 )
             scores[p] = after
             moves.append((p, before, after))
@@ -148,3 +176,195 @@ class PulleSession:
             self.winner = last
             done.pool_taken_by = last
         return done
+
+
+# -- the variant ----------------------------------------------------------------------------
+
+HAND_SIZE = 7
+
+
+def read_money(record: Record) -> tuple[Decimal, Decimal | None]:
+    if "stake" not in record.extra:
+        raise RecordError("stake", 'required: what each player pays into the pool, e.g. "3.00"')
+    stake = parse_amount(record.extra["stake"], "stake")
+    raw = record.extra.get("per_game")
+    per_game = None if raw is None else parse_amount(raw, "per_game", positive=False)
+    return stake, per_game
+
+
+class PulleReplay(AustrianSession):
+    def __init__(self, variant: AustrianGames, record: Record) -> None:
+        super().__init__(variant, record)
+        stake, per_game = read_money(record)
+        self.book = PulleSession.start(record.seats, stake, per_game)
+        self.money_before = dict.fromkeys(record.seats, ZERO)
+
+    def players_in(self) -> tuple[str, ...]:
+        return tuple(self.book.alive)
+
+    def check_open(self, game: GameRecord) -> None:
+        if self.book.over:
+            raise IllegalMove(
+                game=game.index,
+                move=1,
+                player=None,
+                rule="after-session-end",
+                message=f"the session is over: {self.book.winner} took the pool",
+            )
+
+    def final(self, seat: str, winner: str | None, pips: Mapping[str, int]) -> int:
+        # The pips a game adds to the running score; a tie for fewest pips adds nothing.
+        return pips.get(seat, 0) if winner is not None else 0
+
+    def settle_game(
+        self, game: GameRecord, report: GameReport, pips: Mapping[str, int], n_after: int
+    ) -> None:
+        winner = report.winners[0] if report.winners else None
+        outcome = GameOutcome(pips, winner, report.end == BLOCKED)
+        try:
+            done = self.book.end_game(outcome, game.buy_backs)
+        except PulleError as exc:
+            raise IllegalMove(
+                game=game.index, move=n_after, player=exc.player, rule=exc.rule, message=str(exc)
+            ) from None
+        book = self.book
+        report.extra["ledger"] = {
+            p: money(book.money[p] - self.money_before[p]) for p in self.record.seats
+        }
+        self.money_before = dict(book.money)
+        state: dict[str, Any] = {
+            "scores": dict(book.scores),
+            "alive": list(book.alive),
+            "buy_backs": [{"player": p, "from": a, "to": b} for p, a, b in done.buy_backs],
+            "eliminated": done.eliminated,
+            "broken_pool": done.broken_pool,
+            "pool": money(book.pool),
+        }
+        if done.pool_taken_by is not None:
+            state["pool_taken_by"] = done.pool_taken_by
+        report.extra["pulle"] = state
+
+
+@register
+class Pulle(AustrianGames):
+    game = "pulle"
+    fixed_block = True
+    seat_counts = range(4, 5)
+    record_keys = frozenset({"stake", "per_game"})
+
+    def hand_sizes(self, players: int) -> tuple[int, ...]:
+        return (HAND_SIZE,)
+
+    def mode_seat_counts(self) -> tuple[int, ...]:
+        return (4,)
+
+    def check_money_keys(self, record: Record) -> None:
+        super().check_money_keys(record)
+        read_money(record)
+
+    def new_session(self, record: Record) -> AustrianSession:
+        return PulleReplay(self, record)
+
+    def settle(self, record: Record, games: Sequence[GameReport]) -> SessionReport:
+        report = super().settle(record, games)
+        stake, _ = read_money(record)
+        # The first settled game's ledger holds the stakes paid at the start; with none
+        # settled (a partial replay) only those stakes have been paid.
+        ledger = dict.fromkeys(record.seats, -stake)
+        state: dict[str, Any] = {}
+        settled = [g for g in games if "ledger" in g.extra]
+        if settled:
+            ledger = dict.fromkeys(record.seats, ZERO)
+        for g in settled:
+            for seat, amount in g.extra["ledger"].items():
+                ledger[seat] += Decimal(amount)
+            state = g.extra["pulle"]
+        for seat in record.seats:
+            report.players[seat].money = ledger[seat]
+            if state:
+                report.players[seat].total = state["scores"][seat]
+        report.pool = -sum(ledger.values(), ZERO)
+        taken = state.get("pool_taken_by")
+        report.winners = [taken] if taken else []
+        for row in report.sides:
+            row["total"] = sum(report.players[m].total for m in row["players"])
+            row["winner"] = row["players"][0] in report.winners
+        report.extra["alive"] = state.get("alive", list(record.seats))
+        return report
+
+    def simulate(
+        self,
+        rng: random.Random,
+        seats: tuple[str, ...],
+        teams: tuple[tuple[str, ...], ...] | None,
+        games: int,
+    ) -> SimulatedSession:
+        sim = SimPulle(self, rng, seats)
+        played = []
+        for _ in range(games):
+            if len(sim.alive) == 1:
+                break
+            played.append(sim.game())
+        extra: dict[str, Any] = {"stake": money(sim.stake)}
+        if sim.per_game is not None:
+            extra["per_game"] = money(sim.per_game)
+        return SimulatedSession(played, extra, dict(sim.money))
+
+
+class SimPulle(SimAustrian):
+    """Random Pulle sessions with buy-backs, and the money they should settle to, computed
+    here from the rule text (not with ``PulleSession``)."""
+
+    def __init__(self, variant: AustrianGames, rng: random.Random, seats: tuple[str, ...]):
+        super().__init__(variant, rng, seats)
+        self.stake = Decimal(rng.choice(["3.00", "1", "0.25"]))
+        self.per_game = rng.choice([None, Decimal("1.00"), Decimal("0.10")])
+        self.alive = list(seats)
+        self.scores = dict.fromkeys(seats, 0)
+        self.money = dict.fromkeys(seats, -self.stake)
+        self.pool = self.stake * len(seats)
+
+    def in_game(self) -> tuple[str, ...]:
+        return tuple(self.alive)
+
+    def hand_size(self, players: int) -> int:
+        return HAND_SIZE
+
+    def game(self) -> SimulatedGame:
+        rng = self.rng
+        game, points, pips, end, winner = self.play()
+        finals = dict.fromkeys(self.seats, 0)
+        if winner is not None:
+            for p in self.alive:
+                self.scores[p] += pips[p]
+                finals[p] = pips[p]
+            if self.per_game is not None:
+                each = self.per_game / 2 if end == BLOCKED else self.per_game
+                for p in self.alive:
+                    if p != winner:
+                        self.money[p] -= each
+                        self.money[winner] += each
+        buy_backs = []
+        for p in rng.sample(self.alive, len(self.alive)):
+            others = sorted(self.scores[o] for o in self.alive if o != p)
+            middle = others[0] + 1 if len(set(others)) == 1 else others[len(others) // 2]
+            keen = 0.9 if self.scores[p] > 100 else 0.15
+            if middle < self.scores[p] and rng.random() < keen:
+                self.scores[p] = middle
+                self.money[p] -= self.stake / 2
+                self.pool += self.stake / 2
+                buy_backs.append(p)
+        if buy_backs:
+            game["buy_backs"] = buy_backs
+        out = [p for p in self.alive if self.scores[p] > 100]
+        if len(out) == len(self.alive):
+            for p in self.alive:
+                self.scores[p] = 0
+                self.money[p] -= self.stake
+                self.pool += self.stake
+        else:
+            self.alive = [p for p in self.alive if p not in out]
+        if len(self.alive) == 1:
+            self.money[self.alive[0]] += self.pool
+            self.pool = ZERO
+        return SimulatedGame(game, points, finals, end)

@@ -68,7 +68,7 @@ def test_non_lead_spinner_needs_its_far_side_covered_before_cross_ends() -> None
     layout.place((4, 4), (4, 2))
     with pytest.raises(LayoutError) as err:
         layout.place((4, 1), (4, 4), "cross")
-    assert err.value.rule == "cross_before_sides"
+    assert err.value.rule == "cross-before-sides"
     assert layout.place((4, 0), (4, 4)) == 2 + 0
     assert layout.place((4, 1), (4, 4), "cross") == 2 + 0 + 1
 
@@ -79,7 +79,7 @@ def test_lead_spinner_needs_both_sides_covered_before_cross_ends() -> None:
     layout.place((2, 1), (2, 2))
     with pytest.raises(LayoutError) as err:
         layout.place((2, 0), (2, 2), "cross")
-    assert err.value.rule == "cross_before_sides"
+    assert err.value.rule == "cross-before-sides"
     assert layout.tiles() == [(2, 2), (2, 1)]
 
 
@@ -91,7 +91,7 @@ def test_muggins_second_double_is_not_a_spinner() -> None:
     layout.place((1, 0), (1, 1))
     with pytest.raises(LayoutError) as err:
         layout.place((1, 2), (1, 1), "cross")
-    assert err.value.rule == "not_a_spinner"
+    assert err.value.rule == "not-a-spinner"
     assert layout.spinners() == [(6, 6)]
 
 
@@ -123,11 +123,11 @@ def test_placements_refused_with_the_rule_broken_and_nothing_changed() -> None:
     layout = muggins()
     layout.place((6, 4))
     cases = [
-        (((6, 4), None, "end"), "already_played"),
-        (((6, 1), None, "end"), "missing_on"),
-        (((6, 1), (5, 5), "end"), "on_not_in_layout"),
-        (((3, 1), (6, 4), "end"), "no_matching_end"),
-        (((6, 1), (6, 4), "cross"), "not_a_spinner"),
+        (((6, 4), None, "end"), "already-played"),
+        (((6, 1), None, "end"), "on-required"),
+        (((6, 1), (5, 5), "end"), "on-not-in-layout"),
+        (((3, 1), (6, 4), "end"), "no-match"),
+        (((6, 1), (6, 4), "cross"), "not-a-spinner"),
     ]
     for (tile, on, facet), rule in cases:
         with pytest.raises(LayoutError) as err:

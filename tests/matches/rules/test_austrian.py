@@ -54,11 +54,11 @@ def test_line_refusals() -> None:
     line.place((8, 3))
     line.place((3, 1), (8, 3))
     cases = [
-        (((8, 3), None), "already_played"),
-        (((8, 4), None), "missing_on"),
-        (((8, 4), (7, 6)), "on_not_in_layout"),
-        (((8, 4), (3, 1)), "no_matching_end"),
-        (((3, 2), (8, 3)), "no_matching_end"),  # the 3 of 8-3 is covered
+        (((8, 3), None), "already-played"),
+        (((8, 4), None), "on-required"),
+        (((8, 4), (7, 6)), "on-not-in-layout"),
+        (((8, 4), (3, 1)), "no-match"),
+        (((3, 2), (8, 3)), "no-match"),  # the 3 of 8-3 is covered
     ]
     for (tile, on), rule in cases:
         with pytest.raises(LineError) as err:

@@ -64,7 +64,7 @@ def test_stake_outside_the_agreed_range_is_refused() -> None:
     for amount in ("1.99", "6.01"):
         with pytest.raises(StakeError) as err:
             table.post_stake("A", Decimal(amount))
-        assert err.value.rule == "stake_range"
+        assert err.value.rule == "stake-range"
     assert table.stakes == {}
 
 
@@ -72,14 +72,14 @@ def test_banker_does_not_stake() -> None:
     table = BukiTable(banker="D", minimum=Decimal(2), maximum=Decimal(6))
     with pytest.raises(StakeError) as err:
         table.post_stake("D", Decimal(3))
-    assert err.value.rule == "banker_stake"
+    assert err.value.rule == "banker-stake"
 
 
 def test_second_stake_in_a_game_is_refused() -> None:
     table = example_table()
     with pytest.raises(StakeError) as err:
         table.post_stake("A", Decimal(5))
-    assert err.value.rule == "stake_twice"
+    assert err.value.rule == "stake-twice"
     assert table.stakes["A"] == Decimal(4)
 
 
@@ -88,10 +88,10 @@ def test_carried_stake_stands_may_rise_to_max_and_never_falls() -> None:
     assert table.stakes == {"A": Decimal(4), "B": Decimal(2), "C": Decimal(6)}
     with pytest.raises(StakeError) as err:
         table.post_stake("A", Decimal(3))
-    assert err.value.rule == "stake_lowered"
+    assert err.value.rule == "stake-lowered"
     with pytest.raises(StakeError) as err:
         table.post_stake("B", Decimal(7))
-    assert err.value.rule == "stake_range"
+    assert err.value.rule == "stake-range"
     table.post_stake("B", Decimal(6))
     assert settle(table, "B") == {
         "A": Decimal(-4),
@@ -107,14 +107,14 @@ def test_raise_sets_a_higher_stake_within_the_maximum() -> None:
     assert table.stakes["A"] == Decimal(5)
     with pytest.raises(StakeError) as err:
         table.raise_stake("A", Decimal(5))
-    assert err.value.rule == "raise_lower"
+    assert err.value.rule == "raise-lower"
     with pytest.raises(StakeError) as err:
         table.raise_stake("A", Decimal("6.5"))
-    assert err.value.rule == "stake_range"
+    assert err.value.rule == "stake-range"
     fresh = BukiTable(banker="D", minimum=Decimal(2), maximum=Decimal(6))
     with pytest.raises(StakeError) as err:
         fresh.raise_stake("A", Decimal(3))
-    assert err.value.rule == "raise_without_stake"
+    assert err.value.rule == "raise-without-stake"
 
 
 def test_spectator_bet_settles_like_that_players_stake() -> None:
@@ -143,7 +143,7 @@ def test_bet_on_the_banker_is_refused() -> None:
     table = example_table()
     with pytest.raises(StakeError) as err:
         table.accept_bet("S1", "D", Decimal(3))
-    assert err.value.rule == "bet_on_banker"
+    assert err.value.rule == "bet-on-banker"
     assert table.bets == []
 
 

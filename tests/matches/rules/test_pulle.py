@@ -125,17 +125,17 @@ def test_eliminated_player_cannot_buy_back_and_plays_no_more() -> None:
     assert session.alive == ["B", "C", "D"]
     with pytest.raises(PulleError) as err:
         session.end_game(tie(("B", "C", "D")), buy_backs=["A"])
-    assert err.value.rule == "buy_back_out"
+    assert err.value.rule == "buy-back-out"
     with pytest.raises(PulleError) as err:
         session.end_game(tie())
-    assert err.value.rule == "players"
+    assert err.value.rule == "players-in-game"
 
 
 def test_buy_back_that_would_not_lower_the_score_is_refused_and_changes_nothing() -> None:
     session = session_at({"A": 10, "B": 50, "C": 60, "D": 70})
     with pytest.raises(PulleError) as err:
         session.end_game(tie(), buy_backs=["A"])
-    assert err.value.rule == "buy_back_not_lower"
+    assert err.value.rule == "buy-back-not-lower"
     assert session.scores == {"A": 10, "B": 50, "C": 60, "D": 70}
     assert session.pool == Decimal("12.00")
 
@@ -174,4 +174,4 @@ def test_last_player_alive_takes_the_pool() -> None:
     assert session.pool == Decimal(0)
     with pytest.raises(PulleError) as err:
         session.end_game(GameOutcome({"D": 0}, "D", False))
-    assert err.value.rule == "after_end"
+    assert err.value.rule == "after-end"
