@@ -1,3 +1,9 @@
 """REST API routes of the matches app (mounted under /api/)."""
 
-urlpatterns: list = []
+from django.urls import path
+
+from matches.apis.records import RecordReplayAPI
+
+urlpatterns: list = [
+    path("records/replay", RecordReplayAPI.as_view(), name="record-replay"),
+]

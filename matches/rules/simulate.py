@@ -39,7 +39,8 @@ def simulate(
     teams: bool = False,
     options: dict[str, Any] | None = None,
 ) -> Simulation:
-    """Simulate ``games`` games of ``game``; ``teams`` pairs seats 1+3, 2+4 (even tables)."""
+    """Simulate ``games`` games of ``game``; ``teams`` pairs seats facing each other
+    (A+C, B+D at four; A+D, B+E, C+F at six)."""
     if not 2 <= players <= len(SEAT_NAMES):
         raise ValueError(f"between 2 and {len(SEAT_NAMES)} players, not {players}")
     opts = dict(DEFAULT_OPTIONS.get(game, {}) if options is None else options)
@@ -47,8 +48,8 @@ def simulate(
     seats = tuple(SEAT_NAMES[:players])
     team_list = None
     if teams:
-        if players % 2:
-            raise ValueError("teams need an even number of players")
+        if players % 2 or players < 4:
+            raise ValueError("teams of two need an even number of players, at least four")
         half = players // 2
         team_list = tuple(seats[i::half] for i in range(half))
     rng = random.Random(seed)  # noqa: S311 - reproducible play, not security

@@ -32,7 +32,8 @@ game (they must draw the missing tiles and play on).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, cast
 
 from matches.rules.errors import IllegalMove, RecordError
@@ -236,7 +237,8 @@ class _Replay:
                 return t
         return None
 
-    def run(self, partial: bool) -> GameReport:
+    def run(self, partial: bool, observe: Callable[[_Replay], None] | None = None) -> GameReport:
+        """Replay every move; ``observe`` (tests, tools) sees the state after each one."""
         record = self.record
         seats = record.seats
         n_seats = len(seats)
@@ -253,6 +255,8 @@ class _Replay:
             player = cast(str, mv.player)  # FIDO moves all name a seat (check_record)
             if mv.kind == DRAW and mv.correction:
                 entries.append(self.correction(n, player, mv))
+                if observe is not None:
+                    observe(self)
                 continue
             if end is not None:
                 raise self.illegal(n, player, "after-end", f"the game already ended ({end})")
@@ -310,6 +314,8 @@ class _Replay:
                 if passes == n_seats:
                     end = BLOCKED
             turn = (turn + 1) % n_seats
+            if observe is not None:
+                observe(self)
 
         after = len(self.game.moves) + 1
         if end is None:
@@ -575,3 +581,39 @@ def layout(data: Mapping[str, Any], *, game: int = 0) -> tuple[list[int], list[i
     ends = sorted((v for vs in state.ends_of.values() for v in vs), reverse=True)
     cross = sorted((v for vs in state.cross_of.values() for v in vs), reverse=True)
     return ends, cross
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The tiles' whereabouts after one move: hands, the table, the listed stock not yet
+    drawn, how many tiles the stock holds, and S."""
+
+    hands: dict[str, frozenset[Tile]]
+    table: frozenset[Tile]
+    listed_stock: tuple[Tile, ...]
+    stock_left: int
+    count: int
+
+
+def snapshots(data: Mapping[str, Any], *, game: int = 0) -> list[Snapshot]:
+    """One ``Snapshot`` per move of one game of a FIDO record (replayed with ``partial``)."""
+    from matches.rules.record import load  # the loader imports the registry, so not at the top
+
+    record = load(data)
+    if not isinstance(record.variant, Fido):
+        raise RecordError("variant.game", "snapshots() reads FIDO records only")
+    seen: list[Snapshot] = []
+
+    def observe(state: _Replay) -> None:
+        seen.append(
+            Snapshot(
+                {p: frozenset(h) for p, h in state.hands.items()},
+                frozenset(state.ends_of),
+                tuple(state.listed[state.listed_pos :]),
+                state.stock_left,
+                state.s,
+            )
+        )
+
+    _Replay(record.variant, record, record.games[game]).run(True, observe)
+    return seen

@@ -1,0 +1,1 @@
+"""REST API views of the matches app, one module per resource."""
