@@ -142,7 +142,8 @@ def classify(
             f"(today is {today.isoformat()} in {tz.key})"
         )
     played = Month.of(date_played)
-    if received_at < deadline(played, tz):
+    # Compare in UTC: Python compares datetimes sharing one tzinfo by wall clock.
+    if received_at.astimezone(dt.UTC) < deadline(played, tz).astimezone(dt.UTC):
         status, counting = "on_time", played
     else:
         status, counting = "late", local_month(received_at, tz)
