@@ -36,7 +36,14 @@ from .models import (
 from .months import Month, Rejection, classify, deadline
 from .records_check import check_records
 from .selectors import last_closed_month
-from .validation import InvalidSubmission, MatchInput, Problem, parse_match, resolve
+from .validation import (
+    InvalidSubmission,
+    MatchInput,
+    Problem,
+    join_path,
+    parse_match,
+    resolve,
+)
 
 
 class NotAllowed(Exception):
@@ -99,7 +106,9 @@ def matches_submit(
     for path, match in parsed:
         key = (match.club_id, match.external_id)
         if key in seen_ids:
-            problems.append(Problem(f"{path}.id", f"id {match.external_id} twice in this batch"))
+            problems.append(
+                Problem(join_path(path, "id"), f"id {match.external_id} twice in this batch")
+            )
         seen_ids[key] = path
         problems.extend(check_records(match, prefix=path))
     if problems:
@@ -122,7 +131,7 @@ def matches_submit(
                     last_closed=closed[match.discipline],
                 )
             except Rejection as exc:
-                problems.append(Problem(f"{path}.{exc.field}", exc.message))
+                problems.append(Problem(join_path(path, exc.field), exc.message))
                 continue
             assert match.club is not None  # noqa: S101 - resolve() attached it
             existing = (
@@ -136,7 +145,7 @@ def matches_submit(
                 else:
                     problems.append(
                         Problem(
-                            f"{path}.id",
+                            join_path(path, "id"),
                             f"{match.club_id} already submitted {match.external_id} with other "
                             "content; correct that match instead",
                         )

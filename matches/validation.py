@@ -92,7 +92,8 @@ class MatchInput:
         }
 
 
-def _join(prefix: str, path: str) -> str:
+def join_path(prefix: str, path: str) -> str:
+    """``matches[2]`` + ``date`` -> ``matches[2].date``; an empty prefix adds nothing."""
     if not prefix:
         return path
     return f"{prefix}.{path}" if path else prefix
@@ -133,32 +134,32 @@ def parse_match(
     """Check the structure and types of one match; resolve nothing yet."""
     problems: list[Problem] = []
     if not isinstance(payload, Mapping):
-        return None, [Problem(_join(prefix, ""), "a match must be a JSON object")]
+        return None, [Problem(join_path(prefix, ""), "a match must be a JSON object")]
     unknown = sorted(set(payload) - ALLOWED_KEYS)
     if unknown:
-        problems.append(Problem(_join(prefix, unknown[0]), f"unknown field(s): {unknown}"))
+        problems.append(Problem(join_path(prefix, unknown[0]), f"unknown field(s): {unknown}"))
     if not allow_submitted_at and "submitted_at" in payload:
         problems.append(
             Problem(
-                _join(prefix, "submitted_at"),
+                join_path(prefix, "submitted_at"),
                 "submitted_at is only accepted by the admin import; the server clock is used",
             )
         )
 
     external_id = payload.get("id")
     if not isinstance(external_id, str) or not external_id.strip():
-        problems.append(Problem(_join(prefix, "id"), "id is required (text, unique per club)"))
+        problems.append(Problem(join_path(prefix, "id"), "id is required (text, unique per club)"))
         external_id = None
     elif len(external_id) > MAX_ID_LENGTH:
-        problems.append(Problem(_join(prefix, "id"), f"id is longer than {MAX_ID_LENGTH}"))
+        problems.append(Problem(join_path(prefix, "id"), f"id is longer than {MAX_ID_LENGTH}"))
     else:
         external_id = external_id.strip()
-        check_text(external_id, _join(prefix, "id"), "id", problems)
+        check_text(external_id, join_path(prefix, "id"), "id", problems)
 
     date_played = None
     raw_date = payload.get("date")
     if not isinstance(raw_date, str):
-        problems.append(Problem(_join(prefix, "date"), "date is required as YYYY-MM-DD"))
+        problems.append(Problem(join_path(prefix, "date"), "date is required as YYYY-MM-DD"))
     else:
         try:
             date_played = dt.date.fromisoformat(raw_date.strip())
@@ -166,13 +167,13 @@ def parse_match(
                 raise ValueError
         except ValueError:
             problems.append(
-                Problem(_join(prefix, "date"), f"not a valid date (YYYY-MM-DD): {raw_date!r}")
+                Problem(join_path(prefix, "date"), f"not a valid date (YYYY-MM-DD): {raw_date!r}")
             )
             date_played = None
 
     club_id = payload.get("club")
     if not isinstance(club_id, str) or not club_id.strip():
-        problems.append(Problem(_join(prefix, "club"), "club is required (e.g. CLUB-7)"))
+        problems.append(Problem(join_path(prefix, "club"), "club is required (e.g. CLUB-7)"))
         club_id = None
     else:
         club_id = club_id.strip()
@@ -181,7 +182,7 @@ def parse_match(
     if discipline not in Discipline.values:
         problems.append(
             Problem(
-                _join(prefix, "discipline"),
+                join_path(prefix, "discipline"),
                 f"unknown discipline {discipline!r}; one of {', '.join(Discipline.values)}",
             )
         )
@@ -189,7 +190,7 @@ def parse_match(
     if category not in Category.values:
         problems.append(
             Problem(
-                _join(prefix, "category"),
+                join_path(prefix, "category"),
                 f"unknown category {category!r}; one of {', '.join(Category.values)}",
             )
         )
@@ -208,7 +209,7 @@ def parse_match(
         except ValueError:
             problems.append(
                 Problem(
-                    _join(prefix, "submitted_at"),
+                    join_path(prefix, "submitted_at"),
                     f"submitted_at must be an ISO 8601 instant with its offset, got {raw!r}",
                 )
             )
@@ -217,7 +218,7 @@ def parse_match(
     records = payload.get("records")
     if records is not None and not isinstance(records, list | Mapping):
         problems.append(
-            Problem(_join(prefix, "records"), "records must be a game record or a list of them")
+            Problem(join_path(prefix, "records"), "records must be a game record or a list of them")
         )
 
     if problems:
@@ -239,7 +240,7 @@ def parse_match(
 
 
 def _parse_sides(raw: object, prefix: str, problems: list[Problem]) -> list[SideInput] | None:
-    path = _join(prefix, "sides")
+    path = join_path(prefix, "sides")
     if not isinstance(raw, list):
         problems.append(Problem(path, "sides must be a list of {players, score}"))
         return None
@@ -322,13 +323,13 @@ def resolve(
     for prefix, match in items:
         club = clubs.get(match.club_id)
         if club is None:
-            problems.append(Problem(_join(prefix, "club"), f"unknown club {match.club_id}"))
+            problems.append(Problem(join_path(prefix, "club"), f"unknown club {match.club_id}"))
         match.club = club
         seen: set[int] = set()
         for i, side in enumerate(match.sides):
             side.players = []
             for j, pid in enumerate(side.player_ids):
-                path = _join(prefix, f"sides[{i}].players[{j}]")
+                path = join_path(prefix, f"sides[{i}].players[{j}]")
                 player = players.get(pid)
                 if player is None:
                     problems.append(Problem(path, f"unknown player {pid}"))

@@ -58,7 +58,7 @@ def match_payload(
     club: Club,
     sides: list[tuple[list[Player], int]],
     *,
-    id: str = "t1",  # noqa: A002 - the field's name in the format
+    id: str = "t1",
     date: str = "2026-03-14",
     discipline: str = "fido",
     category: str = "club",

@@ -1,27 +1,31 @@
-"""``manage.py seed_demo``: fill the embedded database with the demo federation (idempotent).
+"""``manage.py seed_demo``: fill the database with the demo federation (idempotent).
 
-Creates the demo accounts and prints them. Later parts of the service add their demo data
-here, so that ``make demo`` always shows the whole product.
+Creates the clubs, players, 14 months of results and the demo accounts (see
+:mod:`matches.demo`), then closes every past month through the ranking service so that a
+newcomer sees a year of published lists. Prints the demo accounts.
 """
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model
+from typing import Any
+
 from django.core.management.base import BaseCommand
 
-DEMO_ADMIN = ("admin", "fido-admin-demo")
+from matches import clock
+from matches.demo import DEMO_ADMIN, DEMO_SECRETARY, seed
 
 
 class Command(BaseCommand):
     help = "Create the demo federation (accounts, clubs, players, results, published lists)."
 
-    def handle(self, *args: object, **options: object) -> None:
-        user_model = get_user_model()
-        username, password = DEMO_ADMIN
-        admin, created = user_model.objects.get_or_create(
-            username=username, defaults={"is_staff": True, "is_superuser": True}
-        )
-        if created:
-            admin.set_password(password)
-            admin.save()
-        self.stdout.write(f"  demo admin: {username} / {password}")
+    def handle(self, *args: Any, **options: Any) -> None:
+        now = clock.now()
+        seed(now=now, log=self.stdout.write)
+        try:
+            from rankings.services import close_past_months
+        except ImportError:
+            close_past_months = None
+        if close_past_months is not None:
+            close_past_months(now=now)
+        self.stdout.write(f"  demo admin:     {DEMO_ADMIN[0]} / {DEMO_ADMIN[1]}")
+        self.stdout.write(f"  demo secretary: {DEMO_SECRETARY[0]} / {DEMO_SECRETARY[1]} (CLUB-BER)")
