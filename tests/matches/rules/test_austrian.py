@@ -3,8 +3,11 @@ line, the winner, and full replays in draw and block mode through the engine."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from matches.rules import IllegalMove, RecordError, replay
 from matches.rules.variants.austrian import (
     AUSTRIAN_TILES,
     LineError,
@@ -71,3 +74,297 @@ def test_winner_domino_then_fewest_pips_then_nobody() -> None:
     assert game_winner({"A": 0, "B": 3}, "A") == "A"
     assert game_winner({"A": 9, "B": 3, "C": 4}, None) == "B"
     assert game_winner({"A": 3, "B": 3, "C": 4}, None) is None
+
+
+# -- full replays --------------------------------------------------------------------------
+
+
+def play(player: str, tile: str, on: str | None = None, facet: str | None = None) -> dict[str, Any]:
+    move: dict[str, Any] = {"player": player, "tile": tile}
+    if on is not None:
+        move["on"] = on
+    if facet is not None:
+        move["facet"] = facet
+    return move
+
+
+def draw(player: str, tile: str | bool = True) -> dict[str, Any]:
+    return {"player": player, "draw": tile}
+
+
+def pass_(player: str) -> dict[str, Any]:
+    return {"player": player, "pass": True}
+
+
+def refused(data: dict[str, Any]) -> tuple[int, str | None, str]:
+    with pytest.raises(IllegalMove) as caught:
+        replay(data, partial=True)
+    return caught.value.move, caught.value.player, caught.value.rule
+
+
+# A trail of 25 tiles, each placed on the one before at the growing end; the other end
+# keeps the 8 of the lead 8-7. Four players in turn lay it down, A placing every fourth.
+TRAIL = [
+    "8-7", "7-6", "8-6", "8-5", "7-5", "7-4", "8-4", "8-3", "7-3", "7-2", "8-2", "8-1", "7-1",
+    "7-0", "6-0", "6-5", "5-4", "6-4", "6-3", "5-3", "5-2", "6-2", "6-1", "5-1", "5-0",
+]  # fmt: skip
+TRAIL_COUNTS = [15, 14, 16, 13, 15, 12, 16, 11, 15, 10, 16, 9, 15, 8, 14, 13, 12, 14, 11, 13,
+                10, 14, 9, 13, 8]  # fmt: skip
+# The tile each of B, C, D keeps when A plays out: 4-3 (7 pips), 2-1 (3), 4-0 (4).
+EXTRA = {"B": "4-3", "C": "2-1", "D": "4-0"}
+
+
+def trail_game(length: int = 25) -> tuple[dict[str, list[str]], list[dict[str, Any]]]:
+    """The deal and moves of a four-player game along TRAIL[:length]; A plays out."""
+    seats = "ABCD"
+    hands: dict[str, list[str]] = {s: [] for s in seats}
+    moves = []
+    for i, tile in enumerate(TRAIL[:length]):
+        hands[seats[i % 4]].append(tile)
+        moves.append(play(seats[i % 4], tile, TRAIL[i - 1] if i else None))
+    for seat, tile in EXTRA.items():
+        hands[seat].append(tile)
+    return hands, moves
+
+
+def record(
+    hands: dict[str, list[str]],
+    moves: list[dict[str, Any]],
+    *,
+    stock: list[str] | None = None,
+    **options: Any,
+) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "variant": {"game": "austrian", **options},
+        "seats": list(hands),
+        "hands": hands,
+        "moves": moves,
+    }
+    if stock is not None:
+        data["stock"] = stock
+    return data
+
+
+def test_block_game_played_out_the_domino_player_wins() -> None:
+    hands, moves = trail_game()
+    report = replay(record(hands, moves, mode="block"))
+    (game,) = report["games"]
+    assert [m["count"] for m in game["moves"]] == TRAIL_COUNTS
+    assert {m["points"] for m in game["moves"]} == {0}
+    assert game["end"] == "domino"
+    assert game["winners"] == ["A"]
+    assert {p: (r["pips_left"], r["final"]) for p, r in game["players"].items()} == {
+        "A": (0, 1),
+        "B": (7, 0),
+        "C": (3, 0),
+        "D": (4, 0),
+    }
+    assert report["session"]["winners"] == ["A"]
+    assert report["session"]["players"]["A"]["total"] == 1
+
+
+def test_first_game_is_led_by_the_holder_of_the_heaviest_tile_with_it() -> None:
+    hands, _ = trail_game()
+    assert refused(record(hands, [play("B", "7-6")], mode="block")) == (1, "B", "wrong-lead")
+    assert refused(record(hands, [play("A", "7-5")], mode="block")) == (1, "A", "wrong-lead")
+
+
+def test_block_game_has_no_draws() -> None:
+    hands, moves = trail_game()
+    assert refused(record(hands, [*moves[:1], draw("B", "3-0")], mode="block")) == (
+        2,
+        "B",
+        "no-draw",
+    )
+
+
+def test_pass_while_able_to_play() -> None:
+    hands, moves = trail_game()
+    assert refused(record(hands, [*moves[:1], pass_("B")], mode="block")) == (
+        2,
+        "B",
+        "pass-while-playable",
+    )
+
+
+def test_out_of_turn_after_end_and_unfinished() -> None:
+    hands, moves = trail_game()
+    assert refused(record(hands, [*moves[:1], moves[2]], mode="block")) == (2, "C", "out-of-turn")
+    assert refused(record(hands, [*moves, pass_("B")], mode="block")) == (26, "B", "after-end")
+    with pytest.raises(IllegalMove) as caught:
+        replay(record(hands, moves[:-1], mode="block"))
+    assert (caught.value.move, caught.value.rule) == (25, "unfinished")
+
+
+def test_illegal_placements() -> None:
+    hands, moves = trail_game()
+    cases = [
+        (play("B", "7-5", "8-7"), "not-in-hand"),
+        (play("B", "8-7", "8-7"), "already-played"),
+        (play("B", "6-4", "8-7"), "no-match"),
+        (play("B", "7-6", "7-5"), "on-not-in-layout"),
+        (play("B", "7-6"), "on-required"),
+        (play("B", "7-6", "8-7", "cross"), "not-a-spinner"),
+    ]
+    for move, rule in cases:
+        assert refused(record(hands, [*moves[:1], move], mode="block")) == (2, "B", rule)
+
+
+# Draw game, two players of eight: B holds no 7 and no 8, so after the lead B must draw.
+DRAW_HANDS = {
+    "A": ["8-7", "8-6", "8-5", "8-4", "8-3", "8-2", "8-1", "8-0"],
+    "B": ["6-5", "5-4", "4-3", "3-2", "2-1", "1-0", "6-0", "5-0"],
+}
+DRAW_STOCK = ["6-1", "4-0", "3-0", "7-1", "6-4"]
+
+
+def test_draw_until_a_tile_plays_then_play_it() -> None:
+    moves = [play("A", "8-7"), draw("B"), draw("B"), draw("B"), draw("B"), play("B", "7-1", "8-7")]
+    report = replay(record(DRAW_HANDS, moves, stock=DRAW_STOCK, mode="draw"), partial=True)
+    assert report["games"][0]["moves"][5] == {
+        "n": 6,
+        "player": "B",
+        "tile": "7-1",
+        "count": 9,
+        "points": 0,
+    }
+
+
+def test_drawn_playable_tile_must_be_played_at_once() -> None:
+    moves = [play("A", "8-7"), draw("B"), draw("B"), draw("B"), draw("B"), pass_("B")]
+    data = record(DRAW_HANDS, moves, stock=DRAW_STOCK, mode="draw")
+    assert refused(data) == (6, "B", "must-play-drawn")
+
+
+def test_pass_in_a_draw_game_while_the_stock_holds_tiles() -> None:
+    moves = [play("A", "8-7"), draw("B"), pass_("B")]
+    data = record(DRAW_HANDS, moves, stock=DRAW_STOCK, mode="draw")
+    assert refused(data) == (3, "B", "pass-with-stock")
+
+
+def test_max_draws_three_then_pass() -> None:
+    moves = [play("A", "8-7"), draw("B"), draw("B"), draw("B"), draw("B")]
+    data = record(DRAW_HANDS, moves, stock=DRAW_STOCK, mode="draw", max_draws=3)
+    assert refused(data) == (5, "B", "max-draws")
+    moves[4] = pass_("B")
+    passed = replay(record(DRAW_HANDS, moves, stock=DRAW_STOCK, mode="draw", max_draws=3),
+                    partial=True)  # fmt: skip
+    assert passed["games"][0]["moves"][4] == {"n": 5, "player": "B", "pass": True}
+
+
+def test_draw_while_able_to_play() -> None:
+    moves = [play("A", "8-7"), play("B", "6-5", "8-7")]
+    data = record(DRAW_HANDS, moves, stock=DRAW_STOCK, mode="draw")
+    assert refused(data) == (2, "B", "no-match")
+    moves = [play("A", "8-7"), draw("B"), draw("B"), draw("B"), draw("B"), draw("B")]
+    assert refused(record(DRAW_HANDS, moves, stock=DRAW_STOCK, mode="draw")) == (
+        6,
+        "B",
+        "must-play-drawn",
+    )
+    hands, trail = trail_game()
+    two = {"A": hands["A"] + ["3-0"], "B": hands["B"] + ["3-1"]}
+    assert refused(record(two, [trail[0], draw("B", "1-0")], mode="draw")) == (
+        2,
+        "B",
+        "draw-while-playable",
+    )
+
+
+@pytest.mark.parametrize(
+    ("mode", "seats", "size"),
+    [("draw", 2, 10), ("draw", 3, 8), ("block", 4, 6), ("block", 2, 10), ("block", 3, 7)],
+)
+def test_hand_sizes_by_mode_and_table(mode: str, seats: int, size: int) -> None:
+    deck = [f"{a}-{b}" for a in range(9) for b in range(a)]
+    hands = {"ABCD"[i]: deck[i * size : (i + 1) * size] for i in range(seats)}
+    with pytest.raises(RecordError) as caught:
+        replay(record(hands, [], mode=mode))
+    assert caught.value.path == "hands"
+
+
+def test_draw_game_is_for_two_or_three() -> None:
+    hands, moves = trail_game()
+    with pytest.raises(RecordError) as caught:
+        replay(record(hands, moves, mode="draw"))
+    assert caught.value.path == "seats"
+
+
+def test_options_are_checked() -> None:
+    hands, moves = trail_game()
+    for options, path in [
+        ({}, "variant.mode"),
+        ({"mode": "block", "max_draws": 3}, "variant.max_draws"),
+        ({"mode": "draw", "max_draws": 0}, "variant.max_draws"),
+        ({"mode": "block", "target": 3}, "variant.target"),
+    ]:
+        with pytest.raises(RecordError) as caught:
+            replay(record(hands, moves, **options))
+        assert caught.value.path == path
+
+
+# Two players of eleven in a block game: after the lead 8-7 every other 7 and 8 lies in the
+# Stamm, so both pass and the game is blocked at once. Their pips tie at 63.
+TIED = {
+    "A": ["8-7", "6-5", "6-4", "6-3", "6-1", "5-4", "5-0", "3-2", "3-1", "2-0", "1-0"],
+    "B": ["6-2", "6-0", "5-3", "5-2", "5-1", "4-3", "4-2", "4-1", "4-0", "3-0", "2-1"],
+}
+# The same, but A holds 60 and B 66.
+A_FEWER = {
+    "A": ["8-7", "6-4", "6-2", "5-3", "4-3", "4-2", "4-1", "4-0", "3-2", "3-1", "3-0"],
+    "B": ["6-5", "6-3", "6-1", "6-0", "5-4", "5-2", "5-1", "5-0", "2-1", "2-0", "1-0"],
+}
+BLOCK = [play("A", "8-7"), pass_("B"), pass_("A")]
+
+
+def session(*games: dict[str, Any]) -> dict[str, Any]:
+    return {"variant": {"game": "austrian", "mode": "block"}, "seats": ["A", "B"],
+            "games": list(games)}  # fmt: skip
+
+
+def test_blocked_fewest_pips_wins_and_leads_the_next_game() -> None:
+    report = replay(session({"hands": A_FEWER, "moves": BLOCK}))
+    (game,) = report["games"]
+    assert game["end"] == "blocked"
+    assert game["winners"] == ["A"]
+    assert game["players"]["A"]["pips_left"] == 60
+    assert game["players"]["B"]["pips_left"] == 66
+    # Later games: the winner leads, with any tile.
+    later = {"hands": TIED, "moves": [play("A", "6-5")]}
+    assert replay(session({"hands": A_FEWER, "moves": BLOCK}, later), partial=True)
+    later["moves"] = [play("B", "6-2")]
+    assert refused(session({"hands": A_FEWER, "moves": BLOCK}, later)) == (1, "B", "wrong-lead")
+
+
+def test_blocked_tie_has_no_winner_and_the_last_placer_leads() -> None:
+    report = replay(session({"hands": TIED, "moves": BLOCK}))
+    assert report["games"][0]["winners"] == []
+    assert report["session"]["players"] == {
+        "A": {"total": 0, "money": "0.00"},
+        "B": {"total": 0, "money": "0.00"},
+    }
+    # Nobody won: A placed the last tile (the lead) and leads next.
+    later = {"hands": {"A": TIED["B"], "B": TIED["A"]}, "moves": [play("B", "8-7")]}
+    assert refused(session({"hands": TIED, "moves": BLOCK}, later)) == (1, "B", "wrong-lead")
+    later["moves"] = [play("A", "6-2")]
+    assert replay(session({"hands": TIED, "moves": BLOCK}, later), partial=True)
+
+
+def test_after_a_tied_scoresheet_anyone_leads() -> None:
+    tie = {"result": {"blocked": True, "pips": {"A": 20, "B": 20}}}
+    later = {"hands": TIED, "moves": [play("B", "6-2")]}
+    report = replay(session(tie, later), partial=True)
+    assert report["games"][0]["winners"] == []
+    assert report["games"][1]["moves"][0]["player"] == "B"
+
+
+def test_session_total_counts_games_won() -> None:
+    won = {"result": {"domino": "B", "pips": {"A": 20, "B": 0}}}
+    swapped = {"A": A_FEWER["B"], "B": A_FEWER["A"]}
+    again = {"hands": swapped, "moves": [play("B", "8-7"), pass_("A"), pass_("B")]}
+    by_a = {"result": {"domino": "A", "pips": {"A": 0, "B": 9}}}
+    report = replay(session(won, again, by_a))
+    assert [g["winners"] for g in report["games"]] == [["B"], ["B"], ["A"]]
+    assert report["session"]["players"]["B"]["total"] == 2
+    assert report["session"]["players"]["A"]["total"] == 1
+    assert report["session"]["winners"] == ["B"]
