@@ -6,11 +6,12 @@ from typing import Any
 
 import factory
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import User
 
 from matches.models import Club, Player, Secretary
 
 
-class UserFactory(factory.django.DjangoModelFactory):
+class UserFactory(factory.django.DjangoModelFactory[User]):
     class Meta:
         model = get_user_model()
         django_get_or_create = ("username",)
@@ -24,7 +25,7 @@ class AdminFactory(UserFactory):
     is_superuser = True
 
 
-class ClubFactory(factory.django.DjangoModelFactory):
+class ClubFactory(factory.django.DjangoModelFactory[Club]):
     class Meta:
         model = Club
         django_get_or_create = ("club_id",)
@@ -35,7 +36,7 @@ class ClubFactory(factory.django.DjangoModelFactory):
     city = "Berlin"
 
 
-class PlayerFactory(factory.django.DjangoModelFactory):
+class PlayerFactory(factory.django.DjangoModelFactory[Player]):
     class Meta:
         model = Player
         django_get_or_create = ("player_id",)
@@ -46,7 +47,7 @@ class PlayerFactory(factory.django.DjangoModelFactory):
     club = factory.SubFactory(ClubFactory)
 
 
-class SecretaryFactory(factory.django.DjangoModelFactory):
+class SecretaryFactory(factory.django.DjangoModelFactory[Secretary]):
     class Meta:
         model = Secretary
 
