@@ -69,7 +69,7 @@ Scale out (SPEC section 6)
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -214,6 +214,29 @@ class Sides:
             return self
         order = np.lexsort((self.player, self.side_no, self.match_id))
         return self.take(order)
+
+    @classmethod
+    def from_matches(cls, matches: Iterable[Match]) -> Sides:
+        """Rows of a few matches given one by one (tests, demo data); loaders use arrays."""
+        rows = [
+            (m.match_id, m.month_played, m.counting_month, m.base, side_no, score, player)
+            for m in matches
+            for side_no, (score, players) in enumerate(m.sides)
+            for player in players
+        ]
+        columns = list(zip(*rows, strict=True)) if rows else [()] * 7
+        return cls(*(np.array(column) for column in columns))
+
+
+@dataclass(frozen=True)
+class Match:
+    """One match for :meth:`Sides.from_matches`: its sides as (score, player indices)."""
+
+    match_id: int
+    month_played: int
+    counting_month: int
+    base: float
+    sides: Sequence[tuple[float, Sequence[int]]]
 
 
 @dataclass(frozen=True, eq=False)
