@@ -4,9 +4,11 @@ payments and the pool, then full sessions replayed through the engine."""
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
+from matches.rules import IllegalMove, RecordError, replay
 from matches.rules.variants.pulle import (
     GameOutcome,
     PulleError,
@@ -175,3 +177,240 @@ def test_last_player_alive_takes_the_pool() -> None:
     with pytest.raises(PulleError) as err:
         session.end_game(GameOutcome({"D": 0}, "D", False))
     assert err.value.rule == "after-end"
+
+
+# -- sessions replayed through the engine --------------------------------------------------
+
+# The 25-tile trail of test_austrian: A leads 8-7 and plays out at the 25th placement;
+# B keeps 4-3 (7 pips), C 2-1 (3), D 4-0 (4).
+TRAIL = [
+    "8-7", "7-6", "8-6", "8-5", "7-5", "7-4", "8-4", "8-3", "7-3", "7-2", "8-2", "8-1", "7-1",
+    "7-0", "6-0", "6-5", "5-4", "6-4", "6-3", "5-3", "5-2", "6-2", "6-1", "5-1", "5-0",
+]  # fmt: skip
+HANDS = {
+    "A": TRAIL[0::4],
+    "B": [*TRAIL[1::4], "4-3"],
+    "C": [*TRAIL[2::4], "2-1"],
+    "D": [*TRAIL[3::4], "4-0"],
+}
+TILES = [
+    {"player": "ABCD"[i % 4], "tile": t, **({"on": TRAIL[i - 1]} if i else {})}
+    for i, t in enumerate(TRAIL)
+]
+
+
+def pulle(*games: dict[str, Any], per_game: str | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "variant": {"game": "pulle"},
+        "seats": list(SEATS),
+        "stake": "3.00",
+        "games": list(games),
+    }
+    if per_game is not None:
+        data["per_game"] = per_game
+    return data
+
+
+def sheet(pips: dict[str, int], domino: str | None = None, **more: Any) -> dict[str, Any]:
+    result: dict[str, Any] = {"pips": pips}
+    if domino is None:
+        result["blocked"] = True
+    else:
+        result["domino"] = domino
+    return {"result": result, **more}
+
+
+def scores(report: dict[str, Any], game: int = -1) -> dict[str, int]:
+    return report["games"][game]["pulle"]["scores"]
+
+
+def money(report: dict[str, Any]) -> dict[str, str]:
+    return {p: r["money"] for p, r in report["session"]["players"].items()}
+
+
+def balanced(report: dict[str, Any]) -> bool:
+    held = sum(Decimal(r["money"]) for r in report["session"]["players"].values())
+    return held + Decimal(report["session"]["pool"]) == Decimal(0)
+
+
+def test_replayed_game_adds_the_pips_left_and_pays_the_winner() -> None:
+    report = replay(pulle({"hands": HANDS, "moves": TILES}, per_game="1.00"))
+    (game,) = report["games"]
+    assert game["winners"] == ["A"]
+    assert game["pulle"]["scores"] == {"A": 0, "B": 7, "C": 3, "D": 4}
+    assert {p: r["final"] for p, r in game["players"].items()} == {"A": 0, "B": 7, "C": 3, "D": 4}
+    # The first game's ledger holds the stakes paid into the pool at the start.
+    assert game["ledger"] == {"A": "0.00", "B": "-4.00", "C": "-4.00", "D": "-4.00"}
+    assert report["session"]["pool"] == "12.00"
+    assert report["session"]["winners"] == []
+    assert report["session"]["players"]["B"] == {"total": 7, "money": "-4.00"}
+    assert balanced(report)
+
+
+def test_buy_back_example_through_the_engine() -> None:
+    report = replay(
+        pulle(
+            sheet({"A": 60, "B": 50, "C": 40, "D": 30}),
+            sheet({"A": 47, "B": 44, "C": 28, "D": 20}, buy_backs=["A", "B"]),
+        )
+    )
+    assert scores(report) == {"A": 68, "B": 68, "C": 68, "D": 50}
+    assert report["games"][1]["pulle"]["buy_backs"] == [
+        {"player": "A", "from": 107, "to": 68},
+        {"player": "B", "from": 94, "to": 68},
+    ]
+    assert report["games"][1]["pulle"]["eliminated"] == []
+    assert report["session"]["pool"] == "15.00"
+    assert money(report) == {"A": "-4.50", "B": "-4.50", "C": "-3.00", "D": "-3.00"}
+    assert balanced(report)
+
+
+def test_buy_back_99_against_all_70_through_the_engine() -> None:
+    report = replay(
+        pulle(
+            sheet({"A": 50, "B": 30, "C": 40, "D": 20}),
+            sheet({"A": 49, "B": 40, "C": 30, "D": 50}, moves=[{"buy_backs": ["A"]}]),
+        )
+    )
+    assert scores(report) == {"A": 71, "B": 70, "C": 70, "D": 70}
+
+
+def test_seed_payments_through_the_engine() -> None:
+    report = replay(
+        pulle(
+            sheet({"A": 0, "B": 10, "C": 20, "D": 30}, domino="A"),
+            sheet({"A": 12, "B": 5, "C": 20, "D": 30}, buy_backs=["D"]),
+            per_game="1.00",
+        )
+    )
+    assert report["games"][0]["ledger"] == {"A": "0.00", "B": "-4.00", "C": "-4.00", "D": "-4.00"}
+    assert report["games"][1]["ledger"] == {
+        "A": "-0.50",
+        "B": "1.50",
+        "C": "-0.50",
+        "D": "-2.00",
+    }
+    assert report["session"]["pool"] == "13.50"
+    assert balanced(report)
+
+
+def test_replayed_tied_block_adds_nothing_and_pays_nothing() -> None:
+    report = replay(pulle(sheet({"A": 5, "B": 5, "C": 9, "D": 12}), per_game="1.00"))
+    assert report["games"][0]["winners"] == []
+    assert scores(report) == {"A": 0, "B": 0, "C": 0, "D": 0}
+    assert money(report) == dict.fromkeys(SEATS, "-3.00")
+
+
+# After two games A, the blocked game's winner, stands at 101 and is out.
+A_OUT = [
+    sheet({"A": 50, "B": 10, "C": 12, "D": 14}),
+    sheet({"A": 51, "B": 60, "C": 55, "D": 52}),
+]
+THREE = {"A": [], "B": HANDS["B"], "C": HANDS["C"], "D": HANDS["D"]}
+
+
+def test_over_100_is_out_and_its_lead_passes_to_the_next_seat_still_in() -> None:
+    report = replay(pulle(*A_OUT))
+    assert scores(report) == {"A": 101, "B": 70, "C": 67, "D": 66}
+    assert report["games"][1]["pulle"]["eliminated"] == ["A"]
+    assert report["session"]["alive"] == ["B", "C", "D"]
+    third = {"hands": THREE, "moves": [{"player": "C", "tile": "8-6"}]}
+    with pytest.raises(IllegalMove) as caught:
+        replay(pulle(*A_OUT, third), partial=True)
+    assert (caught.value.game, caught.value.move, caught.value.rule) == (2, 1, "wrong-lead")
+    third["moves"] = [{"player": "B", "tile": "7-6"}, {"player": "C", "tile": "8-6", "on": "7-6"}]
+    led = replay(pulle(*A_OUT, third), partial=True)["games"][2]
+    assert led["moves"][1]["count"] == 7 + 8  # the line 7-6, 6-8 shows 7 and 8
+
+
+def test_player_out_of_the_game_holds_no_tiles_and_no_pips() -> None:
+    dealt = {"hands": {**THREE, "A": ["8-0"]}, "moves": []}
+    with pytest.raises(RecordError) as caught:
+        replay(pulle(*A_OUT, dealt))
+    assert caught.value.path == "games[2].hands.A"
+    with pytest.raises(RecordError) as caught:
+        replay(pulle(*A_OUT, sheet({"A": 3, "B": 0, "C": 4, "D": 5}, domino="B")))
+    assert caught.value.path == "games[2].result.pips.A"
+
+
+def test_out_player_cannot_buy_back() -> None:
+    late = sheet({"A": 0, "B": 0, "C": 4, "D": 5}, domino="B", buy_backs=["A"])
+    with pytest.raises(IllegalMove) as caught:
+        replay(pulle(*A_OUT, late))
+    assert (caught.value.game, caught.value.player, caught.value.rule) == (2, "A", "buy-back-out")
+
+
+def test_buy_back_that_does_not_lower_is_refused() -> None:
+    low = sheet({"A": 1, "B": 20, "C": 30, "D": 40}, buy_backs=["A"])
+    with pytest.raises(IllegalMove) as caught:
+        replay(pulle(low))
+    assert (caught.value.player, caught.value.rule) == ("A", "buy-back-not-lower")
+
+
+def test_broken_pool_through_the_engine() -> None:
+    report = replay(
+        pulle(
+            sheet({"A": 60, "B": 61, "C": 62, "D": 63}),
+            sheet({"A": 45, "B": 46, "C": 47, "D": 48}),
+        )
+    )
+    assert report["games"][1]["pulle"]["broken_pool"] is True
+    assert scores(report) == dict.fromkeys(SEATS, 0)
+    assert report["session"]["pool"] == "24.00"
+    assert money(report) == dict.fromkeys(SEATS, "-6.00")
+
+
+def test_last_player_alive_takes_the_pool_and_the_session_ends() -> None:
+    games = [
+        sheet({"A": 0, "B": 40, "C": 45, "D": 50}, domino="A"),
+        sheet({"A": 10, "B": 61, "C": 56, "D": 51}),
+    ]
+    report = replay(pulle(*games))
+    assert report["games"][1]["pulle"]["pool_taken_by"] == "A"
+    assert money(report) == {"A": "9.00", "B": "-3.00", "C": "-3.00", "D": "-3.00"}
+    assert report["session"]["pool"] == "0.00"
+    assert report["session"]["winners"] == ["A"]
+    assert report["session"]["players"]["A"]["total"] == 10
+    with pytest.raises(IllegalMove) as caught:
+        replay(pulle(*games, sheet({"A": 0, "B": 0, "C": 0, "D": 0}, domino="A")))
+    assert (caught.value.game, caught.value.rule) == (2, "after-session-end")
+
+
+@pytest.mark.parametrize(
+    ("change", "path"),
+    [
+        ({"stake": None}, "stake"),
+        ({"stake": 3}, "stake"),
+        ({"per_game": "-1"}, "per_game"),
+        ({"banker": "A"}, "banker"),
+    ],
+)
+def test_record_checks(change: dict[str, Any], path: str) -> None:
+    data = pulle(sheet({"A": 0, "B": 1, "C": 2, "D": 3}, domino="A"))
+    for key, value in change.items():
+        if value is None:
+            del data[key]
+        else:
+            data[key] = value
+    with pytest.raises(RecordError) as caught:
+        replay(data)
+    assert caught.value.path == path
+
+
+def test_pulle_has_no_stakes_events_and_buki_no_buy_backs() -> None:
+    staked = sheet(
+        {"A": 0, "B": 1, "C": 2, "D": 3}, domino="A", moves=[{"player": "A", "stake": "1"}]
+    )
+    with pytest.raises(RecordError) as caught:
+        replay(pulle(staked))
+    assert caught.value.path == "games[0].moves[0]"
+    buki = {
+        "variant": {"game": "buki"},
+        "seats": list(SEATS),
+        "banker": "D",
+        "stakes": {"min": "1", "max": "3"},
+        "games": [sheet({"A": 0, "B": 1, "C": 2, "D": 3}, domino="A", buy_backs=["B"])],
+    }
+    with pytest.raises(RecordError) as caught:
+        replay(buki)
+    assert caught.value.path == "games[0].buy_backs"
