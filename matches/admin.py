@@ -1,0 +1,199 @@
+"""Django admin for the registry and results.
+
+Results are read-only here: corrections and voids go through the services (which keep the
+audit trail), offered as admin actions; so is the merge of two player records.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from . import clock
+from .models import (
+    ClosedMonth,
+    Club,
+    Match,
+    MatchEvent,
+    Player,
+    PlayerMerge,
+    Secretary,
+    Side,
+    Submission,
+)
+from .services import match_void, player_merge
+from .validation import InvalidSubmission
+
+
+@admin.register(Club)
+class ClubAdmin(admin.ModelAdmin):
+    list_display = ["club_id", "name", "country", "city"]
+    search_fields = ["club_id", "name", "city"]
+    list_filter = ["country"]
+
+
+class MergeForm(forms.Form):
+    target = forms.ChoiceField(label="Surviving record")
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+
+
+@admin.register(Player)
+class PlayerAdmin(admin.ModelAdmin):
+    list_display = ["player_id", "name", "country", "club", "merged_into"]
+    search_fields = ["player_id", "name"]
+    list_filter = ["country"]
+    list_select_related = ["club", "merged_into"]
+    readonly_fields = ["merged_into"]
+    actions = ["merge_players"]
+
+    @admin.action(description="Merge the two selected players")
+    def merge_players(
+        self, request: HttpRequest, queryset: QuerySet[Player]
+    ) -> HttpResponse | None:
+        players = list(queryset.order_by("player_id"))
+        if len(players) != 2:
+            self.message_user(request, "Select exactly two players to merge.", messages.ERROR)
+            return None
+        choices = [(str(p.pk), f"{p.player_id} {p.name}") for p in players]
+        form = MergeForm(request.POST if "apply" in request.POST else None)
+        form.fields["target"].choices = choices  # type: ignore[attr-defined]
+        if "apply" in request.POST and form.is_valid():
+            target = next(p for p in players if str(p.pk) == form.cleaned_data["target"])
+            source = next(p for p in players if p.pk != target.pk)
+            try:
+                merge = player_merge(
+                    source=source,
+                    target=target,
+                    by=request.user,
+                    reason=form.cleaned_data["reason"],
+                    now=clock.now(),
+                )
+            except InvalidSubmission as exc:
+                self.message_user(
+                    request, "; ".join(p.message for p in exc.problems), messages.ERROR
+                )
+                return None
+            self.message_user(
+                request,
+                f"Merged {source.player_id} into {target.player_id}: "
+                f"{merge.results_moved} results moved.",
+                messages.SUCCESS,
+            )
+            return None
+        return render(
+            request,
+            "admin/matches/merge_players.html",
+            {
+                **self.admin_site.each_context(request),
+                "form": form,
+                "players": players,
+                "title": "Merge two player records",
+            },
+        )
+
+
+@admin.register(Secretary)
+class SecretaryAdmin(admin.ModelAdmin):
+    list_display = ["user", "club", "created_at"]
+    autocomplete_fields = ["club"]
+    search_fields = ["user__username", "club__club_id"]
+
+
+class SideInline(admin.TabularInline):
+    model = Side
+    extra = 0
+    can_delete = False
+    readonly_fields = ["position", "score"]
+
+
+class VoidForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+
+
+@admin.register(Match)
+class MatchAdmin(admin.ModelAdmin):
+    list_display = [
+        "external_id",
+        "revision",
+        "club",
+        "date_played",
+        "discipline",
+        "category",
+        "status",
+        "counting_month",
+        "voided_at",
+    ]
+    list_filter = ["discipline", "category", "status", "counting_month"]
+    search_fields = ["external_id", "club__club_id"]
+    list_select_related = ["club"]
+    date_hierarchy = "date_played"
+    inlines = [SideInline]
+    actions = ["void_matches"]
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # never edited in place: corrections and voids are events
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Void the selected matches (from the next list on)")
+    def void_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> HttpResponse | None:
+        form = VoidForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            done = 0
+            for match in queryset:
+                try:
+                    match_void(
+                        match=match,
+                        by=request.user,
+                        reason=form.cleaned_data["reason"],
+                        now=clock.now(),
+                    )
+                    done += 1
+                except InvalidSubmission as exc:
+                    self.message_user(request, f"{match}: {exc}", messages.WARNING)
+            self.message_user(request, f"Voided {done} match(es).", messages.SUCCESS)
+            return None
+        return render(
+            request,
+            "admin/matches/void_matches.html",
+            {
+                **self.admin_site.each_context(request),
+                "form": form,
+                "matches": queryset,
+                "title": "Void matches",
+            },
+        )
+
+
+@admin.register(MatchEvent)
+class MatchEventAdmin(admin.ModelAdmin):
+    list_display = ["at", "kind", "match", "by", "reason"]
+    list_filter = ["kind"]
+    list_select_related = ["match__club", "by"]
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(PlayerMerge)
+class PlayerMergeAdmin(admin.ModelAdmin):
+    list_display = ["merged_at", "source", "target", "results_moved", "merged_by", "reason"]
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+admin.site.register(Submission, list_display=["received_at", "club", "channel", "submitted_by"])
+admin.site.register(ClosedMonth, list_display=["discipline", "month", "closed_at", "closed_by"])
