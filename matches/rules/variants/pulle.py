@@ -283,7 +283,8 @@ class Pulle(AustrianGames):
             report.players[seat].money = ledger[seat]
             if state:
                 report.players[seat].total = state["scores"][seat]
-        report.pool = -sum(ledger.values(), ZERO)
+        # What the players paid and have not got back is in the pool (0, not -0.000).
+        report.pool = -sum(ledger.values(), ZERO) or ZERO
         taken = state.get("pool_taken_by")
         report.winners = [taken] if taken else []
         for row in report.sides:

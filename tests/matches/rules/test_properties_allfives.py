@@ -1,0 +1,149 @@
+"""Hypothesis properties of the Muggins and Five Up replays, over simulated matches of
+every table size, partnerships and option."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from matches.rules import replay
+from matches.rules.simulate import Simulation, simulate
+from matches.rules.tiles import Tile, double_set
+
+
+@st.composite
+def matches(draw: st.DrawFn, game: str | None = None) -> Simulation:
+    game = game or draw(st.sampled_from(["muggins", "fiveup"]))
+    players = draw(st.integers(2, 4))
+    teams = players == 4 and draw(st.booleans())
+    options: dict[str, Any] = {}
+    if draw(st.booleans()):
+        options["unit"] = "fives"
+    if draw(st.booleans()):
+        # A low target so that matches end, in mid-hand or at a hand end, within a few hands.
+        options["target"] = draw(st.integers(5, 60)) * (1 if options.get("unit") else 5)
+    if draw(st.booleans()):
+        options["exact_target"] = True
+    options["keep_in_stock"] = draw(st.sampled_from([0, 0, 1, 2]))
+    options["hand_end"] = draw(st.sampled_from(["winner_scores", "losers_subtract"]))
+    seed = draw(st.integers(0, 2**32 - 1))
+    games = draw(st.integers(1, 4))
+    return simulate(game, seed=seed, players=players, games=games, teams=teams, options=options)
+
+
+def games_of(record: dict[str, Any]) -> list[dict[str, Any]]:
+    games: list[dict[str, Any]] = record.get("games", [record])
+    return games
+
+
+@settings(max_examples=80, deadline=None)
+@given(matches())
+def test_tiles_are_conserved(sim: Simulation) -> None:
+    report = replay(sim.record)
+    full = double_set(6)
+    for dealt, played in zip(games_of(sim.record), report["games"], strict=True):
+        hands = {p: Counter(Tile.parse(t) for t in h) for p, h in dealt["hands"].items()}
+        stock = [Tile.parse(t) for t in dealt["stock"]]
+        assert sorted([*(t for h in hands.values() for t in h), *stock]) == sorted(full)
+        table: list[Tile] = []
+        for entry in played["moves"]:
+            if "tile" in entry:
+                tile = Tile.parse(entry["tile"])
+                assert hands[entry["player"]][tile] == 1  # placed from the placer's hand
+                hands[entry["player"]][tile] -= 1
+                table.append(tile)
+            elif "draw" in entry:
+                tile = Tile.parse(entry["draw"])
+                assert tile == stock.pop(0)  # drawn from the top of the stock
+                hands[entry["player"]][tile] += 1
+        left = {p: [t for t, k in h.items() for _ in range(k)] for p, h in hands.items()}
+        assert len(table) == len(set(table))
+        assert sorted([*table, *(t for h in left.values() for t in h), *stock]) == sorted(full)
+        for player, result in played["players"].items():
+            assert result["pips_left"] == sum(t.pips for t in left[player])
+
+
+@settings(max_examples=120, deadline=None)
+@given(matches("muggins"))
+def test_no_muggins_placement_scores_more_than_35(sim: Simulation) -> None:
+    report = replay(sim.record)
+    unit = 5 if sim.record["variant"].get("unit") == "fives" else 1
+    for game in report["games"]:
+        for entry in game["moves"]:
+            if "tile" in entry:
+                assert entry["points"] * unit <= 35
+                assert entry["count"] <= 36  # 6-6, 5-5, 4-4 and a 6 ending the four arms
+
+
+@settings(max_examples=100, deadline=None)
+@given(matches())
+def test_replay_reproduces_the_simulators_scores(sim: Simulation) -> None:
+    report = replay(sim.record)
+    assert len(report["games"]) == len(sim.games)
+    for expected, got in zip(sim.games, report["games"], strict=True):
+        assert [m.get("points") for m in got["moves"]] == expected.move_points
+        assert {p: r["final"] for p, r in got["players"].items()} == expected.finals
+        assert got["end"] == expected.end
+    totals = {p: sum(g.finals[p] for g in sim.games) for p in sim.record["seats"]}
+    assert {p: r["total"] for p, r in report["session"]["players"].items()} == totals
+
+
+@settings(max_examples=60, deadline=None)
+@given(matches())
+def test_points_are_the_count_when_a_multiple_of_five(sim: Simulation) -> None:
+    report = replay(sim.record)
+    variant = sim.record["variant"]
+    unit = 5 if variant.get("unit") == "fives" else 1
+    for game in report["games"]:
+        for entry in game["moves"]:
+            if "tile" not in entry:
+                continue
+            count = entry["count"]
+            if count % 5 or count == 0:
+                assert entry["points"] == 0
+            elif entry.get("over_target"):
+                assert variant.get("exact_target") is True
+                assert entry["points"] == 0
+            else:
+                assert entry["points"] * unit == count
+
+
+@settings(max_examples=60, deadline=None)
+@given(matches())
+def test_a_match_ends_at_the_target_and_nothing_follows(sim: Simulation) -> None:
+    report = replay(sim.record)
+    target = report["session"]["target"]
+    over = [i for i, g in enumerate(report["games"]) if g.get("match_over")]
+    sides = report["session"]["sides"]
+    if over:
+        assert over == [len(report["games"]) - 1]
+        best = max(side["total"] for side in sides)
+        assert best >= target
+        if sim.record["variant"].get("exact_target"):
+            assert best == target
+    else:
+        assert all(side["total"] < target for side in sides)
+
+
+def test_five_up_count_of_40_is_reachable() -> None:
+    # RULES.md 4.3: 0-0 spins four arms ending 6-6, 5-5, 4-4 and 3-3; in Five Up the 3-3
+    # spins too, and its side and two cross ends carry 5, 4 and 1: 12 + 10 + 8 + 10 = 40.
+    tiles = ["0-0", "6-0", "5-0", "4-0", "3-0", "6-6", "5-5", "4-4", "3-3", "5-3", "4-3", "3-1"]
+    on = [None, "0-0", "0-0", "0-0", "0-0", "6-0", "5-0", "4-0", "3-0", "3-3", "3-3", "3-3"]
+    facets = [None, "end", "end", "cross", "cross", None, None, None, None, "end", "cross", "cross"]
+    moves = []
+    for i, (tile, base, facet) in enumerate(zip(tiles, on, facets, strict=True)):
+        move: dict[str, Any] = {"player": "AB"[i % 2], "tile": tile}
+        if base is not None:
+            move["on"] = base
+        if facet is not None:
+            move["facet"] = facet
+        moves.append(move)
+    hands = {"A": [*tiles[0::2], "1-1"], "B": [*tiles[1::2], "2-2"]}
+    record = {"variant": {"game": "fiveup"}, "seats": ["A", "B"], "hands": hands, "moves": moves}
+    entries = replay(record, partial=True)["games"][0]["moves"]
+    assert [m["count"] for m in entries] == [0, 6, 11, 15, 18, 24, 29, 33, 36, 35, 39, 40]
+    assert [m["points"] for m in entries][-3:] == [35, 0, 40]
