@@ -467,6 +467,24 @@ class _Match:
             self.over = True
         return points
 
+    def score_hand_end(
+        self, won: dict[int, int], pips: dict[str, int], domino: str | None, extra: dict[str, int]
+    ) -> None:
+        """Add the hand-end scores of 4.5 (or 4.1's losers_subtract) into ``extra``."""
+        seats, unit = self.record.seats, self.variant.unit
+        if self.variant.hand_end == "losers_subtract":
+            for seat in seats:
+                lost = to_unit(-round_to_five(pips[seat]), unit)
+                extra[seat] = self.award(self.side_of[seat], lost)
+            return
+        for i, raw in won.items():
+            # The side's score is credited to the player who dominoed or, on a block, to
+            # the side's member with the fewest pips (the earlier seat on a tie).
+            taker = domino
+            if taker is None:
+                taker = min(self.sides[i], key=lambda m: (pips[m], seats.index(m)))
+            extra[taker] += self.award(i, to_unit(raw, unit))
+
     def hand_end(
         self,
         game: GameRecord,
@@ -477,33 +495,21 @@ class _Match:
         end: str,
     ) -> GameReport:
         """Score the end of a hand (4.5) unless the match ended in it, and build its report."""
-        record, unit = self.record, self.variant.unit
-        seats = record.seats
+        seats = self.record.seats
         extra: dict[str, int] = dict.fromkeys(seats, 0)
         winners: list[str] = []
-        ended_before = self.over
         if end in (DOMINO, BLOCKED):
             side_pips = {i: sum(pips[m] for m in members) for i, members in enumerate(self.sides)}
             won = hand_end_points(side_pips, None if domino is None else self.side_of[domino])
-            winners = [m for i in sorted(won) for m in self.sides[i]]
-            if ended_before:
-                pass  # the target was reached during play: the hand is not counted
-            elif self.variant.hand_end == "losers_subtract":
-                for seat in seats:
-                    lost = to_unit(-round_to_five(pips[seat]), unit)
-                    extra[seat] = self.award(self.side_of[seat], lost)
-            else:
-                for i, raw in won.items():
-                    # The side's hand-end score is credited to the player who dominoed, or
-                    # on a block to the side's member with the fewest pips.
-                    if domino is not None:
-                        taker = domino
-                    else:
-                        taker = min(self.sides[i], key=lambda m: (pips[m], seats.index(m)))
-                    extra[taker] += self.award(i, to_unit(raw, unit))
-        if self.over:
+            winners = [m for m in seats if self.side_of[m] in won]
+            # Once the target was reached during play the match is won: the hand end is not
+            # scored.
+            if not self.over:
+                self.score_hand_end(won, pips, domino, extra)
+        if end == TARGET:
+            # The hand was cut short: its winners are the side(s) that reached the target.
             best = max(self.totals)
-            winners = [m for i, t in enumerate(self.totals) if t == best for m in self.sides[i]]
+            winners = [m for m in seats if self.totals[self.side_of[m]] == best]
         players = {
             seat: PlayerResult(
                 points[seat], pips[seat], points[seat] + extra[seat], {"hand_end": extra[seat]}

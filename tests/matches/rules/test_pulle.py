@@ -414,3 +414,10 @@ def test_pulle_has_no_stakes_events_and_buki_no_buy_backs() -> None:
     with pytest.raises(RecordError) as caught:
         replay(buki)
     assert caught.value.path == "games[0].buy_backs"
+
+
+def test_player_out_of_the_game_cannot_move() -> None:
+    third = {"hands": THREE, "moves": [{"player": "A", "tile": "8-0"}]}
+    with pytest.raises(IllegalMove) as caught:
+        replay(pulle(*A_OUT, third), partial=True)
+    assert (caught.value.game, caught.value.player, caught.value.rule) == (2, "A", "not-in-game")
