@@ -1,1 +1,175 @@
-"""Models of the rankings app."""
+"""Ranking lists, their entries, the pointer to the current list, and the ranking job's runs.
+
+Invariants, kept by constraints as well as by :mod:`rankings.services`:
+- at most one PUBLISHED list per (discipline, month) (a partial unique constraint); other
+  lists of the same month are attempts (``computing``: a job wrote or is writing it;
+  ``failed``: it died) and each has its own ``version``;
+- a published list and its entries never change (the services refuse; on PostgreSQL a
+  trigger refuses UPDATE, DELETE and INSERT on them, see migration 0002);
+- one :class:`CurrentList` row per discipline points at the list readers see: publishing
+  flips it in the same transaction that marks the list published, so a reader sees the
+  old list or the new one, never a mix;
+- FLADUB is stored in integer cents (``fladub_cents``: 917 is 9.17), exact and cheap to
+  ``COPY``; :attr:`RankingEntry.fladub` gives the ``Decimal``.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from matches.models import Discipline, Player
+
+
+class RankingList(models.Model):
+    """L(month) of one discipline, or an attempt at it."""
+
+    class Status(models.TextChoices):
+        COMPUTING = "computing", "Computing"
+        PUBLISHED = "published", "Published"
+        FAILED = "failed", "Failed"
+
+    discipline = models.CharField(max_length=10, choices=Discipline.choices)
+    month = models.DateField(help_text="first day of the month of the list")
+    version = models.PositiveIntegerField(default=1)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.COMPUTING)
+    entry_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField()
+    published_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["discipline", "-month", "-version"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["discipline", "month"],
+                condition=Q(status="published"),
+                name="ranking_list_one_published_per_month",
+            ),
+            models.UniqueConstraint(
+                fields=["discipline", "month", "version"], name="ranking_list_unique_version"
+            ),
+            models.CheckConstraint(condition=Q(month__day=1), name="ranking_list_first_day"),
+            models.CheckConstraint(
+                condition=Q(status="published", published_at__isnull=False)
+                | ~Q(status="published"),
+                name="ranking_list_published_has_time",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.discipline} {self.month:%Y-%m} v{self.version} ({self.status})"
+
+    @property
+    def is_published(self) -> bool:
+        return self.status == self.Status.PUBLISHED
+
+
+class RankingEntry(models.Model):
+    """One row of a list: a player's rank and FLADUB in L(month)."""
+
+    ranking_list = models.ForeignKey(
+        RankingList, on_delete=models.CASCADE, related_name="entries", db_index=False
+    )
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="ranking_entries", db_index=False
+    )
+    rank = models.PositiveIntegerField()
+    fladub_cents = models.PositiveIntegerField()
+    results_counted = models.PositiveIntegerField()
+    previous_rank = models.PositiveIntegerField(null=True, blank=True)
+    # previous_rank - rank: positive = moved up; null for a player new to the list.
+    movement = models.IntegerField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["ranking_list", "rank", "player"]
+        verbose_name_plural = "ranking entries"
+        indexes = [models.Index(fields=["ranking_list", "rank"], name="entry_list_rank")]
+        constraints = [
+            # Also the index of a player's history (player first).
+            models.UniqueConstraint(fields=["player", "ranking_list"], name="entry_once_per_list"),
+            models.CheckConstraint(condition=Q(rank__gte=1), name="entry_rank_positive"),
+            models.CheckConstraint(condition=Q(fladub_cents__gt=0), name="entry_fladub_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.rank}. {self.player_id} {self.fladub}"
+
+    @property
+    def fladub(self) -> Decimal:
+        return Decimal(self.fladub_cents) / 100
+
+    @property
+    def is_new(self) -> bool:
+        return self.previous_rank is None
+
+
+class CurrentList(models.Model):
+    """The published list readers see, per discipline: the pointer flipped at publication."""
+
+    discipline = models.CharField(max_length=10, choices=Discipline.choices, unique=True)
+    ranking_list = models.ForeignKey(RankingList, on_delete=models.PROTECT, related_name="+")
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["discipline"]
+
+    def __str__(self) -> str:
+        return f"{self.discipline} -> {self.ranking_list}"
+
+
+class CloseRun(models.Model):
+    """One request to close a month: the ranking job's state, progress, timings and error."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        SUCCEEDED = "succeeded", "Succeeded"
+        FAILED = "failed", "Failed"
+
+    class Stage(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        WAITING = "waiting", "Waiting for another close"
+        FREEZE = "freeze", "Freezing the month"
+        LOAD = "load", "Loading results"
+        COMPUTE = "compute", "Computing FLADUB"
+        WRITE = "write", "Writing entries"
+        PUBLISH = "publish", "Publishing"
+        DONE = "done", "Done"
+
+    discipline = models.CharField(max_length=10, choices=Discipline.choices)
+    month = models.DateField(help_text="first day of the month to close")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    stage = models.CharField(max_length=10, choices=Stage.choices, default=Stage.QUEUED)
+    percent = models.PositiveSmallIntegerField(default=0)
+    # Seconds per stage: {"freeze": 0.01, "load": 3.2, "compute": 2.9, "write": 1.4, ...}
+    timings = models.JSONField(default=dict, blank=True)
+    error = models.TextField(blank=True)
+    task_id = models.CharField(max_length=255, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    ranking_list = models.ForeignKey(
+        RankingList, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["discipline", "month"], name="close_run_month")]
+        constraints = [
+            models.CheckConstraint(condition=Q(month__day=1), name="close_run_first_day"),
+            models.CheckConstraint(condition=Q(percent__lte=100), name="close_run_percent"),
+        ]
+
+    def __str__(self) -> str:
+        return f"close {self.discipline} {self.month:%Y-%m}: {self.state}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in {self.State.SUCCEEDED, self.State.FAILED}
