@@ -729,3 +729,18 @@ def test_partnership_domino_scores_the_opponents_pips() -> None:
     assert finals(report["games"][0]) == {"A": 10, "B": 0, "C": 0, "D": 0}
     assert report["session"]["sides"][0]["total"] == 10
     assert report["session"]["winners"] == ["A", "C"]
+
+
+def test_replay_game_on_its_own_matches_the_session() -> None:
+    # The protocol's per-game entry points rebuild the match from the reports before.
+    from matches.rules.record import load
+
+    games = [sheet("A", {"A": 0, "B": 12}, {"A": 15, "B": 5}), {"hands": HAND, "moves": MOVES}]
+    loaded = load(session(games, target=40))
+    reports = loaded.variant.replay_session(loaded)
+    alone = loaded.variant.replay_game(loaded, loaded.games[1], reports[:1])
+    assert alone.to_json() == reports[1].to_json()
+    # A: 15 + 10 after the scoresheet, 35 after the lead, 40 with the last tile.
+    assert alone.extra["match_over"] is True
+    again = loaded.variant.score_sheet(loaded, loaded.games[0], [])
+    assert again.to_json() == reports[0].to_json()

@@ -391,3 +391,20 @@ def test_hands_of_six_or_seven() -> None:
     with pytest.raises(RecordError) as caught:
         replay(buki({"hands": short, "moves": STAKES}))
     assert caught.value.path == "games[0].hands"
+
+
+def test_bet_of_nothing_is_refused() -> None:
+    table = example_table()
+    with pytest.raises(StakeError) as err:
+        table.accept_bet("S1", "B", Decimal(0))
+    assert err.value.rule == "bet-amount"
+
+
+def test_replay_game_on_its_own_matches_the_session() -> None:
+    from matches.rules.record import load
+
+    loaded = load(buki(tied(), {"hands": HANDS, "moves": TILES}))
+    reports = loaded.variant.replay_session(loaded)
+    alone = loaded.variant.replay_game(loaded, loaded.games[1], reports[:1])
+    assert alone.to_json() == reports[1].to_json()
+    assert alone.extra["ledger"] == {"A": "10.00", "B": "-2.00", "C": "-6.00", "D": "-2.00"}
