@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from matches.rules.errors import RecordError
-from matches.rules.tiles import Tile
+from matches.rules.tiles import PARSED, Tile
 
 if TYPE_CHECKING:
     from matches.rules.variants.base import Variant
@@ -207,11 +207,18 @@ def _teams(raw: object, seats: tuple[str, ...]) -> tuple[tuple[str, ...], ...] |
     return tuple(teams)
 
 
+def _is_object(value: object) -> TypeGuard[Mapping[str, Any]]:
+    # JSON objects decode to dict; the ABC check is the slow fallback for other mappings.
+    return type(value) is dict or isinstance(value, Mapping)
+
+
 def _tile(raw: object, path: str, variant: Variant) -> Tile:
-    try:
-        tile = Tile.parse(raw)  # type: ignore[arg-type]
-    except ValueError as exc:
-        raise RecordError(path, str(exc)) from None
+    tile = PARSED.get(raw) if type(raw) is str else None  # the hot path: one dict lookup
+    if tile is None:
+        try:
+            tile = Tile.parse(raw)  # type: ignore[arg-type]
+        except ValueError as exc:
+            raise RecordError(path, str(exc)) from None
     if tile not in variant.tiles:
         raise RecordError(path, f"{tile} is not in the {variant.set_name}")
     return tile
@@ -268,15 +275,17 @@ def _game(
     buy_backs: tuple[str, ...] = ()
     last = len(raw_moves) - 1
     for i, m in enumerate(raw_moves):
-        path = f"{prefix}moves[{i}]"
-        if isinstance(m, Mapping) and "buy_backs" in m:
+        path = f"{prefix}moves[{i}]" if type(m) is not dict or "tile" not in m else ""
+        if _is_object(m) and "buy_backs" in m:
             # RULES 2.1 writes buy-backs "after a Pulle game": accepted as the last entry of
             # `moves` as well as a game-level key, and lifted into GameRecord.buy_backs.
             if i != last or len(m) != 1:
                 raise RecordError(path, "buy_backs stands alone, as the game's last entry")
             buy_backs = _players(m["buy_backs"], f"{path}.buy_backs", seats)
             continue
-        move = _move(m, path, seats, variant)
+        move = _fast_play(m, seats, variant.tiles) or _move(
+            m, path or f"{prefix}moves[{i}]", seats, variant
+        )
         if has_result and move.kind in TILE_MOVES:
             raise RecordError(path, "a scoresheet game's moves hold only session events")
         moves.append(move)
@@ -311,12 +320,16 @@ def _tile_list(raw: object, path: str, variant: Variant, seen: dict[Tile, str]) 
     if not isinstance(raw, list):
         raise RecordError(path, 'a list of tiles such as ["18-12", "5-0"]')
     tiles = []
+    in_set = variant.tiles
     for i, text in enumerate(raw):
-        here = f"{path}[{i}]"
-        tile = _tile(text, here, variant)
+        tile = PARSED.get(text) if type(text) is str else None
+        if tile is None or tile not in in_set:
+            tile = _tile(text, f"{path}[{i}]", variant)  # raises with the precise reason
         if tile in seen:
-            raise RecordError(here, f"{tile} is dealt twice (also at {seen[tile]})")
-        seen[tile] = here
+            raise RecordError(f"{path}[{i}]", f"{tile} is dealt twice (also in {seen[tile]})")
+        # Store the list's path, not the item's: formatting one string per tile would
+        # cost more than the rest of this loop; the index is recovered on error.
+        seen[tile] = path
         tiles.append(tile)
     return tuple(tiles)
 
@@ -340,6 +353,8 @@ def _player(m: Mapping[str, Any], path: str, seats: tuple[str, ...]) -> str:
 
 
 def _check_keys(m: Mapping[str, Any], allowed: frozenset[str], path: str, what: str) -> None:
+    if m.keys() <= allowed:  # one C-level comparison on the hot path
+        return
     for key in m:
         if key not in allowed:
             raise RecordError(f"{path}.{key}", f"not a field of a {what} move")
@@ -356,8 +371,30 @@ def _bool(m: Mapping[str, Any], key: str, path: str, *, required: bool) -> bool 
     return value
 
 
+def _fast_play(m: object, seats: tuple[str, ...], in_set: frozenset[Tile]) -> Move | None:
+    """The common, well-formed placement, checked with a few lookups; None sends anything
+    else (including every faulty placement) to ``_move``, which names the problem."""
+    if type(m) is not dict or "tile" not in m or not m.keys() <= _PLAY_KEYS:
+        return None
+    player = m.get("player")
+    raw = m["tile"]
+    tile = PARSED.get(raw) if type(raw) is str else None
+    if tile is None or tile not in in_set or player not in seats:
+        return None
+    raw_on = m.get("on")
+    on = None
+    if raw_on is not None:
+        on = PARSED.get(raw_on) if type(raw_on) is str else None
+        if on is None or on not in in_set:
+            return None
+    facet = m.get("facet")
+    if facet is not None and facet not in _FACETS:
+        return None
+    return Move(PLAY, player, tile, on, facet)
+
+
 def _move(m: object, path: str, seats: tuple[str, ...], variant: Variant) -> Move:
-    if not isinstance(m, Mapping):
+    if not _is_object(m):
         raise RecordError(path, "a move is a JSON object")
     if "tile" in m:
         _check_keys(m, _PLAY_KEYS, path, "placement")

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from matches.rules.tiles import Tile
+from matches.rules.tiles import TEXT, Tile
 
 ZERO = Decimal("0")
 CENT = Decimal("0.01")
@@ -52,7 +52,7 @@ def placement(n: int, player: str, tile: Tile, count: int, points: int) -> dict[
 
 
 def draw(n: int, player: str, tile: Tile, *, correction: bool = False) -> dict[str, Any]:
-    entry: dict[str, Any] = {"n": n, "player": player, "draw": f"{tile[0]}-{tile[1]}"}
+    entry: dict[str, Any] = {"n": n, "player": player, "draw": TEXT[tile]}
     if correction:
         entry["correction"] = True
     return entry

@@ -20,7 +20,7 @@ from matches.rules.variants import SimulatedGame, variant_class
 SEAT_NAMES = "ABCDEFGHI"
 
 #: Options used when the caller gives none, so every game simulates out of the box.
-DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {"fido": {"set": 12}}
+DEFAULT_OPTIONS: dict[str, dict[str, Any]] = {"fido": {"set": 12}, "austrian": {"mode": "block"}}
 
 
 @dataclass(slots=True)

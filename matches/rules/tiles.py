@@ -74,7 +74,7 @@ class Tile(tuple[int, int]):
     @staticmethod
     def parse(text: str) -> Tile:
         """``"18-12"`` or ``"12-18"`` -> ``Tile(18, 12)``; ValueError on anything else."""
-        found = _PARSED.get(text) if isinstance(text, str) else None
+        found = PARSED.get(text) if isinstance(text, str) else None
         if found is not None:
             return found
         return _parse_slow(text)
@@ -95,11 +95,13 @@ def _parse_slow(text: object) -> Tile:
 _INTERNED: dict[tuple[int, int], Tile] = {
     (a, b): Tile(a, b) for a in range(MAX_PIPS + 1) for b in range(a + 1)
 }
-# Every spelling players use for a tile, both orders, resolved by one dict lookup.
-_PARSED: dict[str, Tile] = {}
+#: The canonical text of every tile ("18-12"), so reports need not format it again.
+TEXT: dict[Tile, str] = {t: f"{t[0]}-{t[1]}" for t in _INTERNED.values()}
+#: Every spelling of every tile, both orders ("18-12" and "12-18"), for one-lookup parsing.
+PARSED: dict[str, Tile] = {}
 for _t in _INTERNED.values():
-    _PARSED[f"{_t[0]}-{_t[1]}"] = _t
-    _PARSED[f"{_t[1]}-{_t[0]}"] = _t
+    PARSED[f"{_t[0]}-{_t[1]}"] = _t
+    PARSED[f"{_t[1]}-{_t[0]}"] = _t
 
 
 @cache
