@@ -47,3 +47,34 @@ def match_list(*, club: Club | None = None) -> QuerySet[Match]:
 
 def current_revision(*, club: Club, external_id: str) -> Match | None:
     return Match.objects.filter(club=club, external_id=external_id).order_by("-revision").first()
+
+
+def match_list_for(*, user: Any, filters: dict[str, Any] | None = None) -> QuerySet[Match]:
+    """The matches ``user`` may read, filtered, with everything their listing shows loaded.
+
+    An admin (``is_staff``) reads every club's matches, a secretary their clubs' ones, anyone
+    else none. ``filters`` (all optional): ``club`` (club id), ``discipline``, ``category``,
+    ``status``, ``counting_month`` (a :class:`Month`), ``date_from`` / ``date_to``
+    (inclusive), ``player`` (federation id).
+    """
+    queryset = match_list().select_related("submission__submitted_by", "replaced_by")
+    if not getattr(user, "is_authenticated", False):
+        return queryset.none()
+    if not user.is_staff:
+        queryset = queryset.filter(club__secretaries__user=user)
+    filters = filters or {}
+    lookups = {
+        "club": "club__club_id",
+        "discipline": "discipline",
+        "category": "category",
+        "status": "status",
+        "date_from": "date_played__gte",
+        "date_to": "date_played__lte",
+        "player": "members__player__player_id",
+    }
+    for name, lookup in lookups.items():
+        if filters.get(name) not in (None, ""):
+            queryset = queryset.filter(**{lookup: filters[name]})
+    if filters.get("counting_month") is not None:
+        queryset = queryset.filter(counting_month=filters["counting_month"].first_day)
+    return queryset
