@@ -1,0 +1,141 @@
+"""``Idempotency-Key`` for POST endpoints: a retried request gets the first response.
+
+Contract, per (user, key):
+- the first request runs and its response (status and JSON body, errors included; never
+  a 5xx, which rolls everything back) is stored in :class:`~matches.models.IdempotencyRecord`
+  in the SAME transaction as the request's writes: either both are stored or neither;
+- a later request with the same key and the same method, path and body gets that stored
+  response again (header ``Idempotent-Replayed: true``) and stores nothing;
+- the same key with another method, path or body is 422: a key names one request;
+- a key that is empty or longer than 200 characters is 400;
+- a request without the header runs as usual.
+
+Race safety: the record is inserted FIRST, before the work, and its unique constraint on
+(user, key) is the lock. On PostgreSQL a twin request's INSERT waits until the first
+transaction ends: if it committed, the twin gets ``IntegrityError`` and replays the stored
+response; if it rolled back (a 5xx), the twin takes the key and runs. SQLite serialises
+writers (``BEGIN IMMEDIATE``), which gives the same outcome. A row whose status is still
+0 (claimed, not yet answered) is never visible to another transaction.
+
+Use: ``return respond_once(request, lambda: self.handle(request))`` inside a view method
+that has already authenticated the user (anonymous requests are not recorded).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from typing import Any
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import IntegrityError, transaction
+from rest_framework import status
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from matches.models import IdempotencyRecord
+from matches.validation import Problem
+
+from .errors import ApiProblems, error_response
+from .jsonbody import raw_body
+
+HEADER = "Idempotency-Key"
+MAX_KEY_LENGTH = 200
+REPLAYED_HEADER = "Idempotent-Replayed"
+
+
+class _DoNotStore(Exception):  # control flow: a response not to store
+    def __init__(self, response: Response) -> None:
+        super().__init__(response.status_code)
+        self.response = response
+
+
+def request_hash(request: Request) -> str:
+    digest = hashlib.sha256()
+    digest.update(f"{request.method} {request.path}\n".encode())
+    digest.update(raw_body(request))
+    return digest.hexdigest()
+
+
+def _key(request: Request) -> str | None:
+    key = request.headers.get(HEADER)
+    if key is None:
+        return None
+    key = key.strip()
+    if not key or len(key) > MAX_KEY_LENGTH:
+        raise ApiProblems(
+            [Problem(HEADER, f"an {HEADER} is 1 to {MAX_KEY_LENGTH} characters of text")]
+        )
+    return key
+
+
+def _run(handler: Callable[[], Response]) -> Response:
+    """The handler's response, its API errors turned into responses as well."""
+    try:
+        return handler()
+    except Exception as exc:
+        response = error_response(exc)
+        if response is None:
+            raise
+        return response
+
+
+def _json(data: object) -> object:
+    """The body as JSON would give it back (dates as text, ReturnDicts as dicts)."""
+    return json.loads(json.dumps(data, cls=DjangoJSONEncoder))
+
+
+def _replay(record: IdempotencyRecord, digest: str) -> Response:
+    if record.request_hash != digest:
+        raise ApiProblems(
+            [
+                Problem(
+                    HEADER,
+                    "this key was already used for a different request; "
+                    "use a new key for new content",
+                )
+            ],
+            status.HTTP_422_UNPROCESSABLE_ENTITY,
+        )
+    response = Response(record.response_body, status=record.status_code)
+    response[REPLAYED_HEADER] = "true"
+    return response
+
+
+def respond_once(request: Request, handler: Callable[[], Response]) -> Response:
+    key = _key(request)
+    user: Any = request.user
+    if key is None or not getattr(user, "is_authenticated", False):
+        return handler()
+    digest = request_hash(request)
+    for _attempt in range(3):
+        claimed = False
+        try:
+            with transaction.atomic():
+                record = IdempotencyRecord(
+                    user=user, key=key, request_hash=digest, status_code=0, response_body={}
+                )
+                # The first statement of the transaction: waits while a twin is in flight.
+                record.save(force_insert=True)
+                claimed = True
+                response = _run(handler)
+                if response.status_code >= 500:
+                    raise _DoNotStore(response)
+                record.status_code = response.status_code
+                record.response_body = _json(response.data)
+                record.save(update_fields=["status_code", "response_body"])
+                return response
+        except _DoNotStore as exc:
+            return exc.response
+        except IntegrityError:
+            if claimed:
+                raise  # from the handler's own writes, not from the key
+        stored = IdempotencyRecord.objects.filter(user=user, key=key).first()
+        if stored is not None:
+            return _replay(stored, digest)
+        # The twin rolled back between our INSERT and this SELECT: claim the key again.
+    raise ApiProblems(
+        [Problem(HEADER, "another request with this key is in progress; retry later")],
+        status.HTTP_409_CONFLICT,
+    )

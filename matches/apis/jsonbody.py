@@ -1,0 +1,50 @@
+"""Reading a request's JSON body with a clear 4xx for every way it can be wrong.
+
+DRF's ``JSONParser`` turns most decoding errors into a ``ParseError`` but lets a deeply
+nested document through as a ``RecursionError`` (a 500) and does not say where the error
+is in words a secretary understands; so the submission endpoints read the body here.
+
+- :func:`raw_body`: the bytes, or :class:`~matches.apis.errors.PayloadTooLarge` (413) when
+  the body is larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (Django checks the declared
+  length before reading anything).
+- :func:`json_body`: the decoded document, or ``ParseError`` (400) naming the problem.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from rest_framework.exceptions import ParseError
+from rest_framework.request import Request
+
+from .errors import PayloadTooLarge
+
+
+def raw_body(request: Request) -> bytes:
+    try:
+        return request.body
+    except RequestDataTooBig as exc:
+        raise PayloadTooLarge(
+            "the request body is larger than the server accepts "
+            "(DATA_UPLOAD_MAX_MEMORY_SIZE); send fewer matches per request"
+        ) from exc
+
+
+def json_body(request: Request) -> Any:
+    body = raw_body(request)
+    if not body.strip():
+        raise ParseError("the request body is empty: send a JSON object")
+    try:
+        return json.loads(body)
+    except UnicodeDecodeError as exc:
+        raise ParseError("the request body is not UTF-8 text") from exc
+    except json.JSONDecodeError as exc:
+        raise ParseError(
+            f"malformed JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+        ) from exc
+    except RecursionError as exc:
+        raise ParseError("the JSON is nested too deeply") from exc
+    except ValueError as exc:  # e.g. an integer with thousands of digits
+        raise ParseError(f"malformed JSON: {exc}") from exc

@@ -1,0 +1,769 @@
+"""The submission side of the REST API: matches, corrections, voids, the caller's clubs.
+
+Endpoints (mounted under ``/api/``):
+
+- ``POST /api/auth/token``: a token for a username and password (``Authorization: Token
+  <key>`` on later requests); session login works as well.
+- ``POST /api/matches``: one match (SPEC.md 5.3's result line without ``submitted_at``) or
+  ``{"matches": [...]}``, all or nothing. 201 when something was stored, 200 when every match
+  was already stored with the same content (a re-POST is not a duplicate).
+- ``GET /api/matches``: the matches the caller may read, paged, with filters.
+- ``GET /api/matches/{pk}``: one match by database id.
+- ``POST /api/matches/{pk}/correct``: a corrected revision (secretary until the deadline of
+  the month it counts in; admin at any time).
+- ``POST /api/matches/{pk}/void``: void from the first list it can still affect (admin).
+- ``GET /api/me``: the caller's clubs, the open month, its deadline and the time left.
+
+Who may do what (SPEC.md 5.2 and 6, "a secretary cannot read or change another club's
+private data"): every endpoint here needs a login (401 without credentials). A match list
+shows submission data (who submitted, when, on time or late, corrections), which is a
+club's private data, so it is NOT public: a secretary reads their clubs' matches, an admin
+(``is_staff``) all, any other user an empty list; another club's match is a 404, as if it
+did not exist. Public results are on the ranking and player pages. Secretaries submit only
+for their own clubs (403 naming the club otherwise; 403 for a user with no club); admins
+for any club.
+
+Errors: ``{"errors": [{"path", "message"}]}`` listing every problem
+(:mod:`matches.apis.errors`). POSTs accept ``Idempotency-Key``
+(:mod:`matches.apis.idempotency`) and are throttled per user in the ``submissions`` scope
+(rate ``DEFAULT_THROTTLE_RATES["submissions"]``, else the ``user`` rate).
+
+The views are thin: they read the body, call one service (:mod:`matches.services`, whose
+one validation path is :mod:`matches.validation`) or selector, and serialise the result.
+The input serializers describing a match exist for the OpenAPI schema only; validating a
+match is the validation module's job.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from django.db import IntegrityError
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    PolymorphicProxySerializer,
+    extend_schema,
+    extend_schema_field,
+)
+from rest_framework import serializers, status
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authtoken.serializers import AuthTokenSerializer
+from rest_framework.authtoken.views import ObtainAuthToken
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.settings import api_settings
+from rest_framework.throttling import AnonRateThrottle, BaseThrottle, UserRateThrottle
+from rest_framework.views import APIView
+
+from matches import clock, selectors, services
+from matches.models import (
+    MAX_SIDES,
+    MIN_SIDES,
+    Category,
+    Channel,
+    Club,
+    Discipline,
+    Match,
+    Status,
+)
+from matches.months import Month, deadline, local_month
+from matches.validation import MAX_ID_LENGTH, MAX_PLAYERS_PER_SIDE, InvalidSubmission, Problem
+
+from .errors import ApiProblems
+from .idempotency import HEADER as IDEMPOTENCY_HEADER
+from .idempotency import MAX_KEY_LENGTH, respond_once
+from .jsonbody import json_body
+
+# More matches than this in one request: split the batch (keeps one transaction short).
+MAX_BATCH = 500
+
+_EXAMPLE_MATCH = {
+    "id": "CLUB-7/2026-03-14/t2",
+    "date": "2026-03-14",
+    "club": "CLUB-7",
+    "discipline": "fido",
+    "category": "club",
+    "sides": [
+        {"players": ["P-000001"], "score": 57},
+        {"players": ["P-000002"], "score": 31},
+        {"players": ["P-000003"], "score": 31},
+        {"players": ["P-000004"], "score": -4},
+    ],
+}
+_EXAMPLE_ERRORS = {
+    "errors": [
+        {"path": "sides[1].players[0]", "message": "unknown player P-999999"},
+        {"path": "date", "message": "the match date 2026-04-02 is in the future"},
+    ]
+}
+
+
+# --- throttling, authentication, pagination ----------------------------------------------
+
+
+class SubmissionRateThrottle(UserRateThrottle):
+    """Per-user rate of POSTs (submissions, corrections, voids).
+
+    The rate is read at each request (not at import, as DRF's class attribute is), so that
+    a test or an operator overriding ``REST_FRAMEWORK`` takes effect.
+    """
+
+    scope = "submissions"
+
+    def get_rate(self) -> str | None:
+        rates = api_settings.DEFAULT_THROTTLE_RATES
+        rate = rates.get(self.scope) or rates.get("user")
+        return None if rate is None else str(rate)
+
+
+class _AuthenticatedAPI(APIView):
+    # Token first: its WWW-Authenticate header makes a missing login a 401, not a 403.
+    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    permission_classes = [IsAuthenticated]
+
+    def get_throttles(self) -> list[BaseThrottle]:
+        if self.request.method == "POST":
+            return [SubmissionRateThrottle()]
+        return super().get_throttles()
+
+
+class MatchPagination(PageNumberPagination):
+    page_size_query_param = "page_size"
+    max_page_size = 200
+
+
+# --- serializers shared by several endpoints ---------------------------------------------
+
+
+class ErrorSerializer(serializers.Serializer):
+    path = serializers.CharField(help_text="the field, e.g. sides[1].players[0]; '' for all")
+    message = serializers.CharField()
+
+    class Meta:
+        ref_name = "ApiError"
+
+
+class ErrorsSerializer(serializers.Serializer):
+    errors = ErrorSerializer(many=True)  # type: ignore[assignment]  # a field, not .errors
+
+    class Meta:
+        ref_name = "ApiErrors"
+
+
+class SideFieldsSerializer(serializers.Serializer):
+    players = serializers.ListField(
+        child=serializers.CharField(help_text="federation id, e.g. P-000123"),
+        min_length=1,
+        max_length=MAX_PLAYERS_PER_SIDE,
+    )
+    score = serializers.IntegerField(help_text="the side's final score; higher is better")
+
+    class Meta:
+        ref_name = "SideInput"
+
+
+class MatchFieldsSerializer(serializers.Serializer):
+    """A match as submitted (schema only: :mod:`matches.validation` validates)."""
+
+    id = serializers.CharField(max_length=MAX_ID_LENGTH, help_text="unique per club")
+    date = serializers.DateField(help_text="date played, YYYY-MM-DD")
+    club = serializers.CharField(help_text="host club, e.g. CLUB-7")
+    discipline = serializers.ChoiceField(choices=Discipline.choices)
+    category = serializers.ChoiceField(choices=Category.choices)
+    sides = serializers.ListField(
+        child=SideFieldsSerializer(), min_length=MIN_SIDES, max_length=MAX_SIDES
+    )
+    records = serializers.JSONField(
+        required=False, help_text="optional game record(s), RULES.md section 2"
+    )
+
+    class Meta:
+        ref_name = "MatchInput"
+
+
+class BatchFieldsSerializer(serializers.Serializer):
+    matches = serializers.ListField(child=MatchFieldsSerializer(), max_length=MAX_BATCH)
+
+    class Meta:
+        ref_name = "MatchBatchInput"
+
+
+class SideOutputSerializer(serializers.Serializer):
+    position = serializers.IntegerField()
+    score = serializers.IntegerField()
+    players = serializers.SerializerMethodField()
+
+    class Meta:
+        ref_name = "Side"
+
+    def get_players(self, side: Any) -> list[str]:
+        return [member.player.player_id for member in side.members.all()]
+
+
+def _month_text(day: dt.date | None) -> str | None:
+    return None if day is None else str(Month.of(day))
+
+
+class MatchOutputSerializer(serializers.Serializer):
+    pk = serializers.IntegerField(help_text="database id: /api/matches/{pk}")
+    id = serializers.CharField(source="external_id")
+    revision = serializers.IntegerField()
+    club = serializers.CharField(source="club.club_id")
+    date = serializers.DateField(source="date_played")
+    discipline = serializers.CharField()
+    category = serializers.CharField()
+    sides = SideOutputSerializer(many=True)
+    status = serializers.ChoiceField(choices=Status.choices)
+    counting_month = serializers.SerializerMethodField()
+    received_at = serializers.DateTimeField()
+    channel = serializers.CharField(source="submission.channel")
+    submitted_by = serializers.SerializerMethodField()
+    has_records = serializers.SerializerMethodField()
+    replaces = serializers.IntegerField(source="replaces_id", allow_null=True)
+    replaced_by = serializers.SerializerMethodField()
+    voided = serializers.BooleanField(source="is_voided")
+    voided_at = serializers.DateTimeField(allow_null=True)
+    void_reason = serializers.CharField()
+    void_effective_month = serializers.SerializerMethodField()
+    correction_deadline = serializers.SerializerMethodField()
+
+    class Meta:
+        ref_name = "Match"
+
+    def get_counting_month(self, match: Match) -> str:
+        return str(Month.of(match.counting_month))
+
+    def get_submitted_by(self, match: Match) -> str | None:
+        user = match.submission.submitted_by
+        return None if user is None else user.get_username()
+
+    def get_has_records(self, match: Match) -> bool:
+        return match.records is not None
+
+    def get_replaced_by(self, match: Match) -> int | None:
+        try:
+            return match.replaced_by.pk
+        except Match.replaced_by.RelatedObjectDoesNotExist:
+            return None
+
+    def get_void_effective_month(self, match: Match) -> str | None:
+        return _month_text(match.void_effective_month)
+
+    def get_correction_deadline(self, match: Match) -> dt.datetime:
+        """Until when the club's secretary may correct it (the counting month's deadline)."""
+        return services.correction_deadline(match)
+
+
+class SubmitResultSerializer(serializers.Serializer):
+    pk = serializers.IntegerField(help_text="database id: /api/matches/{pk}")
+    id = serializers.CharField()
+    club = serializers.CharField()
+    revision = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=Status.choices, help_text="on time or late")
+    counting_month = serializers.CharField(help_text="YYYY-MM: the list it counts in")
+    received_at = serializers.DateTimeField()
+    created = serializers.BooleanField(help_text="false: already stored with this content")
+
+    class Meta:
+        ref_name = "SubmitResult"
+
+
+def _submit_result(outcome: services.SubmitOutcome) -> dict[str, Any]:
+    match = outcome.match
+    return {
+        "pk": match.pk,
+        "id": match.external_id,
+        "club": match.club.club_id,
+        "revision": match.revision,
+        "status": match.status,
+        "counting_month": str(Month.of(match.counting_month)),
+        "received_at": match.received_at,
+        "created": outcome.created,
+    }
+
+
+_ERROR_RESPONSES: dict[int | str, Any] = {
+    400: OpenApiResponse(ErrorsSerializer, description="bad input: every problem, with paths"),
+    401: OpenApiResponse(ErrorsSerializer, description="no credentials"),
+    403: OpenApiResponse(ErrorsSerializer, description="not allowed (another club, deadline)"),
+    429: OpenApiResponse(ErrorsSerializer, description="throttled; see Retry-After"),
+}
+_IDEMPOTENCY_PARAMETER = OpenApiParameter(
+    IDEMPOTENCY_HEADER,
+    OpenApiTypes.STR,
+    OpenApiParameter.HEADER,
+    description=(
+        f"up to {MAX_KEY_LENGTH} characters; a retry with the same key and body gets the "
+        "first response (header Idempotent-Replayed: true) and stores nothing twice; the "
+        "same key with another body is 422"
+    ),
+)
+
+
+_PK_PARAMETER = OpenApiParameter(
+    "id",
+    OpenApiTypes.INT,
+    OpenApiParameter.PATH,
+    description="the match's database id (its pk field), not the club's external match id",
+)
+
+
+def _visible_match(request: Request, pk: int) -> Match:
+    """A match the caller may read, with everything its output shows loaded; else 404."""
+    match = selectors.match_list_for(user=request.user).filter(pk=pk).first()
+    if match is None:
+        raise Http404(f"no match {pk} that you may see")
+    return match
+
+
+# --- endpoints ---------------------------------------------------------------------------
+
+
+class TokenAPI(ObtainAuthToken):
+    """``POST /api/auth/token``: DRF's ``obtain_auth_token``, throttled, no session needed."""
+
+    authentication_classes: list[Any] = []
+    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+
+    class OutputSerializer(serializers.Serializer):
+        token = serializers.CharField(help_text="send as 'Authorization: Token <token>'")
+
+        class Meta:
+            ref_name = "AuthTokenResponse"
+
+    @extend_schema(
+        operation_id="auth_token",
+        summary="Get an API token for a username and password",
+        request=AuthTokenSerializer,
+        responses={200: OutputSerializer, 400: ErrorsSerializer, 429: ErrorsSerializer},
+        tags=["auth"],
+    )
+    def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        return super().post(request, *args, **kwargs)
+
+
+class MatchListAPI(_AuthenticatedAPI):
+    """``GET /api/matches`` (list) and ``POST /api/matches`` (submit)."""
+
+    class FilterSerializer(serializers.Serializer):
+        club = serializers.CharField(required=False, help_text="club id, e.g. CLUB-7")
+        discipline = serializers.ChoiceField(choices=Discipline.choices, required=False)
+        category = serializers.ChoiceField(choices=Category.choices, required=False)
+        status = serializers.ChoiceField(choices=Status.choices, required=False)
+        counting_month = serializers.CharField(required=False, help_text="YYYY-MM")
+        date_from = serializers.DateField(required=False, help_text="played on or after")
+        date_to = serializers.DateField(required=False, help_text="played on or before")
+        player = serializers.CharField(required=False, help_text="federation id, e.g. P-000123")
+
+        class Meta:
+            ref_name = "MatchFilter"
+
+        def validate_counting_month(self, value: str) -> Month:
+            try:
+                return Month.parse(value)
+            except ValueError as exc:
+                raise serializers.ValidationError(str(exc)) from exc
+
+        def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+            start, end = attrs.get("date_from"), attrs.get("date_to")
+            if start and end and start > end:
+                raise serializers.ValidationError({"date_to": "date_to is before date_from"})
+            return attrs
+
+    class PageSerializer(serializers.Serializer):
+        count = serializers.IntegerField()
+        next = serializers.URLField(allow_null=True)
+        previous = serializers.URLField(allow_null=True)
+        results = MatchOutputSerializer(many=True)
+
+        class Meta:
+            ref_name = "MatchPage"
+
+    class BatchResultSerializer(serializers.Serializer):
+        matches = SubmitResultSerializer(many=True)
+        created = serializers.IntegerField(help_text="matches stored by this request")
+        unchanged = serializers.IntegerField(help_text="already stored with the same content")
+
+        class Meta:
+            ref_name = "BatchResult"
+
+    @extend_schema(
+        operation_id="matches_list",
+        summary="List the matches you may read",
+        description=(
+            "A secretary sees their clubs' matches, an admin every club's, other users none. "
+            "Newest received first; every revision is listed (see replaces / replaced_by)."
+        ),
+        parameters=[
+            FilterSerializer,
+            OpenApiParameter("page", OpenApiTypes.INT, description="1-based page number"),
+            OpenApiParameter("page_size", OpenApiTypes.INT, description="at most 200"),
+        ],
+        responses={200: PageSerializer, **_ERROR_RESPONSES},
+        tags=["matches"],
+    )
+    def get(self, request: Request) -> Response:
+        filters = self.FilterSerializer(data=request.query_params)
+        filters.is_valid(raise_exception=True)
+        queryset = selectors.match_list_for(user=request.user, filters=filters.validated_data)
+        paginator = MatchPagination()
+        page = paginator.paginate_queryset(queryset, request, view=self)
+        data = MatchOutputSerializer(page, many=True).data
+        return paginator.get_paginated_response(data)
+
+    @extend_schema(
+        operation_id="matches_submit",
+        summary="Submit one match, or a batch (all or nothing)",
+        description=(
+            'The body is one match or {"matches": [...]} (at most '
+            f"{MAX_BATCH}). Nothing is stored unless every match is valid; the errors list "
+            "every problem with its path (matches[i]. prefix in a batch). A match whose id "
+            "is already stored with the same content is returned, not stored again (200); "
+            "with other content it is a 400: correct that match instead. The server clock "
+            "decides on time or late and the counting month."
+        ),
+        request=PolymorphicProxySerializer(
+            component_name="MatchSubmission",
+            serializers=[MatchFieldsSerializer, BatchFieldsSerializer],
+            resource_type_field_name=None,
+        ),
+        parameters=[_IDEMPOTENCY_PARAMETER],
+        responses={
+            201: PolymorphicProxySerializer(
+                component_name="MatchSubmitted",
+                serializers=[SubmitResultSerializer, BatchResultSerializer],
+                resource_type_field_name=None,
+            ),
+            200: OpenApiResponse(
+                description="every match was already stored with this content (same shape)"
+            ),
+            **_ERROR_RESPONSES,
+            413: OpenApiResponse(ErrorsSerializer, description="body too large"),
+            422: OpenApiResponse(ErrorsSerializer, description="Idempotency-Key reused"),
+        },
+        examples=[
+            OpenApiExample("One FIDO table of four", value=_EXAMPLE_MATCH, request_only=True),
+            OpenApiExample("A batch", value={"matches": [_EXAMPLE_MATCH]}, request_only=True),
+            OpenApiExample(
+                "Stored, on time",
+                value={
+                    "pk": 1234,
+                    "id": "CLUB-7/2026-03-14/t2",
+                    "club": "CLUB-7",
+                    "revision": 1,
+                    "status": "on_time",
+                    "counting_month": "2026-03",
+                    "received_at": "2026-03-14T21:40:00+01:00",
+                    "created": True,
+                },
+                response_only=True,
+                status_codes=["201"],
+            ),
+            OpenApiExample(
+                "Every problem, with its path",
+                value=_EXAMPLE_ERRORS,
+                response_only=True,
+                status_codes=["400"],
+            ),
+        ],
+        tags=["matches"],
+    )
+    def post(self, request: Request) -> Response:
+        return respond_once(request, lambda: self._submit(request))
+
+    def _submit(self, request: Request) -> Response:
+        data = json_body(request)
+        batch = isinstance(data, Mapping) and "matches" in data
+        payloads: list[Any]
+        prefix: Callable[[int], str]
+        if batch:
+            payloads = _batch_payloads(data)
+            prefix = _batch_prefix
+        else:
+            payloads = [data]
+            prefix = _single_prefix
+        club = _submitting_club(request.user, payloads, prefix)
+        now = clock.now()
+        outcomes: list[services.SubmitOutcome] = []
+        for attempt in (1, 2):
+            try:
+                outcomes = services.matches_submit(
+                    payloads=payloads,
+                    submitted_by=request.user,
+                    now=now,
+                    channel=Channel.API,
+                    club=club,
+                    prefix=prefix,
+                )
+                break
+            except IntegrityError:
+                # A twin request stored the same id between our check and our insert: the
+                # second attempt sees it (same content: not stored again; other: a problem).
+                if attempt == 2:
+                    raise
+        created = sum(1 for outcome in outcomes if outcome.created)
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        if not batch:
+            return Response(SubmitResultSerializer(_submit_result(outcomes[0])).data, status=code)
+        body = {
+            "matches": [_submit_result(outcome) for outcome in outcomes],
+            "created": created,
+            "unchanged": len(outcomes) - created,
+        }
+        return Response(self.BatchResultSerializer(body).data, status=code)
+
+
+def _single_prefix(_index: int) -> str:
+    return ""
+
+
+def _batch_prefix(index: int) -> str:
+    return f"matches[{index}]"
+
+
+def _batch_payloads(data: Mapping[str, Any]) -> list[Any]:
+    problems = []
+    extra = sorted(set(data) - {"matches"})
+    if extra:
+        problems.append(
+            Problem(extra[0], f'a batch is {{"matches": [...]}} only; unknown field(s): {extra}')
+        )
+    payloads = data["matches"]
+    if not isinstance(payloads, list):
+        problems.append(Problem("matches", "matches must be a list of match objects"))
+    elif not payloads:
+        problems.append(Problem("matches", "no match to submit"))
+    elif len(payloads) > MAX_BATCH:
+        problems.append(
+            Problem("matches", f"at most {MAX_BATCH} matches per request, not {len(payloads)}")
+        )
+    if problems:
+        raise InvalidSubmission(problems)
+    return payloads
+
+
+def _submitting_club(
+    user: Any, payloads: Sequence[Any], prefix: Callable[[int], str]
+) -> Club | None:
+    """The secretary's club the service checks every match against (None for an admin).
+
+    A secretary of several clubs may mix them in a batch: every match's club must be one of
+    theirs (checked here, before anything is parsed, so that the answer is a 403 even for
+    an otherwise invalid match); the service then checks again when there is only one.
+    """
+    if user.is_staff:
+        return None
+    clubs = {club.club_id: club for club in selectors.clubs_of_secretary(user)}
+    if not clubs:
+        raise ApiProblems(
+            [Problem("club", "you are not the secretary of any club; ask the federation")],
+            status.HTTP_403_FORBIDDEN,
+        )
+    foreign = []
+    for index, payload in enumerate(payloads):
+        club_id = payload.get("club") if isinstance(payload, Mapping) else None
+        if isinstance(club_id, str) and club_id.strip() and club_id.strip() not in clubs:
+            path = f"{prefix(index)}.club" if prefix(index) else "club"
+            foreign.append(
+                Problem(
+                    path,
+                    f"you submit results for {', '.join(sorted(clubs))} only, "
+                    f"not for {club_id.strip()}",
+                )
+            )
+    if foreign:
+        raise ApiProblems(foreign, status.HTTP_403_FORBIDDEN)
+    return next(iter(clubs.values())) if len(clubs) == 1 else None
+
+
+class MatchDetailAPI(_AuthenticatedAPI):
+    """``GET /api/matches/{pk}``."""
+
+    @extend_schema(
+        operation_id="matches_retrieve",
+        summary="One match by database id",
+        parameters=[_PK_PARAMETER],
+        description="404 for a match of a club you are not the secretary of (unless admin).",
+        responses={200: MatchOutputSerializer, 404: ErrorsSerializer, **_ERROR_RESPONSES},
+        tags=["matches"],
+    )
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(MatchOutputSerializer(_visible_match(request, pk)).data)
+
+
+@extend_schema_field(MatchFieldsSerializer)
+class _CorrectedMatchField(serializers.JSONField):
+    """Any JSON here: the validation module checks the match and reports every problem."""
+
+
+class MatchCorrectAPI(_AuthenticatedAPI):
+    """``POST /api/matches/{pk}/correct``."""
+
+    class InputSerializer(serializers.Serializer):
+        match = _CorrectedMatchField(
+            help_text="the corrected match; id and club may be left out (they cannot change)"
+        )
+        reason = serializers.CharField(required=False, allow_blank=True, max_length=2000)
+
+        class Meta:
+            ref_name = "MatchCorrection"
+
+    @extend_schema(
+        operation_id="matches_correct",
+        summary="Correct a match (a new revision; the old one stops counting)",
+        description=(
+            "A secretary may correct their club's match until the deadline of the month it "
+            "counts in (403 after); an admin at any time. Problems have paths under match."
+        ),
+        request=InputSerializer,
+        parameters=[_PK_PARAMETER, _IDEMPOTENCY_PARAMETER],
+        responses={
+            201: MatchOutputSerializer,
+            404: ErrorsSerializer,
+            422: ErrorsSerializer,
+            **_ERROR_RESPONSES,
+        },
+        tags=["matches"],
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        return respond_once(request, lambda: self._correct(request, pk))
+
+    def _correct(self, request: Request, pk: int) -> Response:
+        match = _visible_match(request, pk)
+        serializer = self.InputSerializer(data=json_body(request))
+        serializer.is_valid(raise_exception=True)
+        payload = serializer.validated_data["match"]
+        if isinstance(payload, Mapping):
+            fixed = {"id": match.external_id, "club": match.club.club_id}
+            changed = [
+                Problem(f"match.{name}", f"a correction keeps the match's {name} {value!r}")
+                for name, value in fixed.items()
+                if name in payload and payload[name] != value
+            ]
+            if changed:
+                raise InvalidSubmission(changed)
+            payload = {**payload, **fixed}
+        try:
+            new = services.match_correct(
+                match=match,
+                payload=payload,
+                by=request.user,
+                now=clock.now(),
+                reason=serializer.validated_data.get("reason", ""),
+                as_admin=request.user.is_staff,
+                channel=Channel.API,
+            )
+        except InvalidSubmission as exc:
+            raise InvalidSubmission(
+                [Problem(f"match.{p.path}" if p.path else "match", p.message) for p in exc.problems]
+            ) from exc
+        return Response(
+            MatchOutputSerializer(_visible_match(request, new.pk)).data,
+            status=status.HTTP_201_CREATED,
+        )
+
+
+class MatchVoidAPI(_AuthenticatedAPI):
+    """``POST /api/matches/{pk}/void`` (admin)."""
+
+    class InputSerializer(serializers.Serializer):
+        reason = serializers.CharField(max_length=2000, help_text="why; kept in the audit trail")
+
+        class Meta:
+            ref_name = "MatchVoid"
+
+    @extend_schema(
+        operation_id="matches_void",
+        summary="Void a match from the first list it can still affect (admin only)",
+        request=InputSerializer,
+        parameters=[_PK_PARAMETER, _IDEMPOTENCY_PARAMETER],
+        responses={
+            200: MatchOutputSerializer,
+            404: ErrorsSerializer,
+            422: ErrorsSerializer,
+            **_ERROR_RESPONSES,
+        },
+        tags=["matches"],
+    )
+    def post(self, request: Request, pk: int) -> Response:
+        return respond_once(request, lambda: self._void(request, pk))
+
+    def _void(self, request: Request, pk: int) -> Response:
+        if not request.user.is_staff:
+            raise ApiProblems(
+                [Problem("", "only federation admins void matches")], status.HTTP_403_FORBIDDEN
+            )
+        match = _visible_match(request, pk)
+        serializer = self.InputSerializer(data=json_body(request))
+        serializer.is_valid(raise_exception=True)
+        services.match_void(
+            match=match,
+            by=request.user,
+            reason=serializer.validated_data["reason"],
+            now=clock.now(),
+        )
+        return Response(MatchOutputSerializer(_visible_match(request, pk)).data)
+
+
+class ClubOutputSerializer(serializers.Serializer):
+    club_id = serializers.CharField()
+    name = serializers.CharField()
+    country = serializers.CharField()
+    city = serializers.CharField()
+
+    class Meta:
+        ref_name = "Club"
+
+
+class MeAPI(_AuthenticatedAPI):
+    """``GET /api/me``: who you are, your clubs, and how long the open month stays open."""
+
+    class OutputSerializer(serializers.Serializer):
+        username = serializers.CharField()
+        is_admin = serializers.BooleanField()
+        clubs = ClubOutputSerializer(many=True)
+        server_time = serializers.DateTimeField()
+        open_month = serializers.CharField(help_text="YYYY-MM: matches played now count in it")
+        deadline = serializers.DateTimeField(help_text="first instant of the next month")
+        seconds_to_deadline = serializers.IntegerField()
+        countdown = serializers.CharField(help_text="e.g. '3 days 04:05:06'")
+
+        class Meta:
+            ref_name = "Me"
+
+    @extend_schema(
+        operation_id="me",
+        summary="Your clubs and the deadline of the open month",
+        responses={200: OutputSerializer, **_ERROR_RESPONSES},
+        tags=["auth"],
+    )
+    def get(self, request: Request) -> Response:
+        now = clock.now()
+        tz = clock.federation_tz()
+        month = local_month(now, tz)
+        due = deadline(month, tz)
+        left = max(0, int((due - now).total_seconds()))
+        days, rest = divmod(left, 86400)
+        hours, rest = divmod(rest, 3600)
+        minutes, seconds = divmod(rest, 60)
+        clubs = selectors.clubs_of_secretary(request.user)
+        body = {
+            "username": request.user.get_username(),
+            "is_admin": bool(request.user.is_staff),
+            "clubs": list(clubs),
+            "server_time": now,
+            "open_month": str(month),
+            "deadline": due,
+            "seconds_to_deadline": left,
+            "countdown": f"{days} day{'s' if days != 1 else ''} "
+            f"{hours:02d}:{minutes:02d}:{seconds:02d}",
+        }
+        return Response(self.OutputSerializer(body).data)
