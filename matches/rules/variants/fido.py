@@ -231,11 +231,10 @@ class _Replay:
         return next((seat, top) for seat in self.record.seats if top in self.hands[seat])
 
     def playable(self, hand: set[Tile]) -> Tile | None:
+        """The highest tile of ``hand`` that fits somewhere (named in must-play messages)."""
         counts = self.open_count
-        for t in hand:
-            if counts[t[0]] or counts[t[1]]:
-                return t
-        return None
+        fits = [t for t in hand if counts[t[0]] or counts[t[1]]]
+        return max(fits) if fits else None
 
     def run(self, partial: bool, observe: Callable[[_Replay], None] | None = None) -> GameReport:
         """Replay every move; ``observe`` (tests, tools) sees the state after each one."""

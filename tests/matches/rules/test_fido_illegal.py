@@ -158,7 +158,7 @@ def test_pass_while_holding_a_playable_tile():
         3,
         "C",
         "pass-while-playable",
-        "C can place 12-8 and must play",
+        "C can place 18-14 and must play",
     )
 
 
@@ -167,7 +167,7 @@ def test_draw_while_holding_a_playable_tile():
         3,
         "C",
         "draw-while-playable",
-        "C can place 12-8 and must play",
+        "C can place 18-14 and must play",
     )
 
 
