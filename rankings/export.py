@@ -1,0 +1,67 @@
+"""A published list as CSV or JSON text, streamed in pieces (the command and the API).
+
+CSV header ``rank,player_id,name,country,fladub,results_counted,previous_rank``; ``fladub``
+with 2 decimals; ``previous_rank`` empty for a player new to the list. JSON: an array of
+objects with the same keys, ``fladub`` a number written with 2 decimals, ``previous_rank``
+``null`` for new players.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+
+from .models import RankingList
+from .selectors import EXPORT_HEADER, export_rows
+
+FORMATS = ("csv", "json")
+_ROWS_PER_PIECE = 2000
+
+
+def fladub_text(cents: int) -> str:
+    """Integer cents as a 2-decimal number: 917 -> ``9.17``."""
+    return f"{cents // 100}.{cents % 100:02d}"
+
+
+def csv_pieces(ranking_list: RankingList) -> Iterator[str]:
+    buffer = io.StringIO()
+    out = csv.writer(buffer, lineterminator="\n")
+    out.writerow(EXPORT_HEADER)
+    for n, (rank, player_id, name, country, cents, counted, previous) in enumerate(
+        export_rows(ranking_list), start=1
+    ):
+        out.writerow([rank, player_id, name, country, fladub_text(cents), counted, previous or ""])
+        if n % _ROWS_PER_PIECE == 0:
+            yield buffer.getvalue()
+            buffer.seek(0)
+            buffer.truncate()
+    yield buffer.getvalue()
+
+
+def json_pieces(ranking_list: RankingList) -> Iterator[str]:
+    pieces: list[str] = ["["]
+    for n, (rank, player_id, name, country, cents, counted, previous) in enumerate(
+        export_rows(ranking_list)
+    ):
+        pieces.append(
+            ("," if n else "") + "\n" + f'{{"rank": {rank}, "player_id": {json.dumps(player_id)}, '
+            f'"name": {json.dumps(name, ensure_ascii=False)}, '
+            f'"country": {json.dumps(country)}, "fladub": {fladub_text(cents)}, '
+            f'"results_counted": {counted}, '
+            f'"previous_rank": {"null" if previous is None else previous}}}'
+        )
+        if len(pieces) >= _ROWS_PER_PIECE:
+            yield "".join(pieces)
+            pieces = []
+    pieces.append("\n]\n")
+    yield "".join(pieces)
+
+
+def pieces(ranking_list: RankingList, fmt: str) -> Iterator[str]:
+    if fmt == "csv":
+        return csv_pieces(ranking_list)
+    if fmt == "json":
+        return json_pieces(ranking_list)
+    raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")

@@ -1,0 +1,117 @@
+"""``manage.py close_month YYYY-MM [--discipline D] [--inline]`` (SPEC.md 5.3).
+
+Closes the month and publishes its list, for one discipline or (without ``--discipline``)
+every discipline in turn. By default the ranking job runs on a Celery worker and the
+command waits for it, following the run record; ``--inline`` runs the job in this process.
+Prints each stage's time (load, compute, write, publish). A refused close (before the
+deadline, previous month open) prints the reason and exits non-zero; so does a failed or
+timed-out job.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from matches import clock
+from matches.models import Discipline
+from matches.months import Month
+from rankings import services
+from rankings.models import CloseRun, RankingList
+
+REPORTED_STAGES = ("load", "compute", "write", "publish")
+POLL_SECONDS = 0.5
+
+
+class Command(BaseCommand):
+    help = "Close a month and publish its ranking list (waits for the ranking job)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("month", help="the month to close, YYYY-MM")
+        parser.add_argument(
+            "--discipline",
+            choices=Discipline.values,
+            help="close this discipline only (default: every discipline)",
+        )
+        parser.add_argument(
+            "--inline",
+            action="store_true",
+            help="run the ranking job in this process instead of on a worker",
+        )
+        parser.add_argument(
+            "--timeout",
+            type=float,
+            default=3600.0,
+            help="seconds to wait for the worker (default 3600)",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            month = Month.parse(options["month"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        disciplines = [options["discipline"]] if options["discipline"] else Discipline.values
+        problems: list[str] = []
+        for discipline in disciplines:
+            try:
+                self._close(month, discipline, inline=options["inline"], timeout=options["timeout"])
+            except (services.CloseRefused, _JobFailed) as exc:
+                problems.append(f"{discipline} {month}: {exc}")
+                self.stderr.write(f"{discipline} {month}: {exc}")
+        if problems:
+            raise CommandError(
+                f"{len(problems)} of {len(disciplines)} close(s) did not publish a list"
+            )
+
+    def _close(self, month: Month, discipline: str, *, inline: bool, timeout: float) -> None:
+        already = services.published_list(discipline=discipline, month=month)
+        if already is not None:
+            self.stdout.write(f"{discipline} {month}: already published ({_describe(already)})")
+            return
+        services.close_check(month=month, discipline=discipline, now=clock.now())
+        if inline:
+            run = services.close_run_create(month=month, discipline=discipline)
+            self.stdout.write(f"{discipline} {month}: closing in this process (run {run.pk})")
+            try:
+                services.month_close(month=month, discipline=discipline, run=run)
+            except services.CloseRefused:
+                raise
+            except Exception as exc:
+                raise _JobFailed(f"the ranking job failed: {type(exc).__name__}: {exc}") from exc
+        else:
+            run = services.close_enqueue(month=month, discipline=discipline)
+            self.stdout.write(f"{discipline} {month}: closing on a worker (run {run.pk})")
+            self._wait(run, timeout)
+        run.refresh_from_db()
+        if run.state != CloseRun.State.SUCCEEDED or run.ranking_list is None:
+            raise _JobFailed(f"the ranking job failed: {run.error or run.state}")
+        self.stdout.write(f"{discipline} {month}: published ({_describe(run.ranking_list)})")
+        for stage in REPORTED_STAGES:
+            if stage in run.timings:
+                self.stdout.write(f"  {stage:<8} {run.timings[stage]:9.3f} s")
+
+    def _wait(self, run: CloseRun, timeout: float) -> None:
+        give_up = time.monotonic() + timeout
+        while True:
+            run.refresh_from_db()
+            if run.is_finished:
+                return
+            if time.monotonic() > give_up:
+                raise _JobFailed(
+                    f"no result after {timeout:.0f} s (run {run.pk} is {run.state}, "
+                    f"stage {run.stage}, {run.percent}%): is a worker running?"
+                )
+            time.sleep(POLL_SECONDS)
+
+
+class _JobFailed(Exception):
+    pass
+
+
+def _describe(ranking_list: RankingList) -> str:
+    return (
+        f"list {ranking_list.pk}, version {ranking_list.version}, "
+        f"{ranking_list.entry_count} entries"
+    )

@@ -1,0 +1,36 @@
+"""``manage.py export_ranking YYYY-MM [--discipline D] [--format csv|json]`` (SPEC.md 5.3).
+
+Prints the published list L(M) to stdout; exits non-zero with a message when there is none.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from matches.models import Discipline
+from matches.months import Month
+from rankings.export import FORMATS, pieces
+from rankings.selectors import list_for_month
+
+
+class Command(BaseCommand):
+    help = "Print the published ranking list of a month as CSV or JSON."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("month", help="the list's month, YYYY-MM")
+        parser.add_argument("--discipline", default=Discipline.FIDO, choices=Discipline.values)
+        parser.add_argument("--format", default="csv", choices=FORMATS, dest="fmt")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        try:
+            month = Month.parse(options["month"])
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        discipline = options["discipline"]
+        ranking_list = list_for_month(discipline=discipline, month=month)
+        if ranking_list is None:
+            raise CommandError(f"no published {discipline} list for {month}")
+        for piece in pieces(ranking_list, options["fmt"]):
+            self.stdout.write(piece, ending="")

@@ -1,0 +1,87 @@
+"""Celery tasks of the rankings app: thin wrappers around :mod:`rankings.services`.
+
+``rankings.close_month`` runs one close. It is safe to run twice (the service is
+idempotent and exclusive), so it acknowledges late: a worker that dies mid-job leaves the
+message unacknowledged and the broker hands it to another worker (Redis: after
+``CELERY_VISIBILITY_TIMEOUT``), whose run cleans up the dead one's attempt. Transient
+database or broker errors retry with exponential backoff; a refusal is final.
+
+``rankings.close_due_months`` is the beat task (``CELERY_BEAT_SCHEDULE``): it enqueues the
+close of every month whose deadline passed more than ``FIDO_CLOSE_DELAY`` minutes ago.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
+from matches.months import Month
+
+from . import services
+from .models import CloseRun
+
+logger = logging.getLogger(__name__)
+
+CLOSE_SOFT_TIME_LIMIT = int(getattr(settings, "FIDO_CLOSE_TIME_LIMIT", 1800))
+CLOSE_TIME_LIMIT = CLOSE_SOFT_TIME_LIMIT + 60
+
+
+def _transient() -> tuple[type[BaseException], ...]:
+    errors: list[type[BaseException]] = [OperationalError, InterfaceError, ConnectionError]
+    try:
+        import psycopg
+
+        errors.append(psycopg.OperationalError)
+    except ImportError:  # pragma: no cover - SQLite-only installs
+        pass
+    return tuple(errors)
+
+
+@shared_task(
+    name="rankings.close_month",
+    bind=True,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=_transient(),
+    retry_backoff=5,
+    retry_backoff_max=300,
+    retry_jitter=True,
+    max_retries=5,
+    soft_time_limit=CLOSE_SOFT_TIME_LIMIT,
+    time_limit=CLOSE_TIME_LIMIT,
+)
+def close_month(self: Any, month: str, discipline: str, run_id: int) -> dict[str, Any]:
+    """Close ``month`` (``YYYY-MM``) of ``discipline``, recording progress in run ``run_id``."""
+    run = CloseRun.objects.filter(pk=run_id).first()
+    if run is None:  # the record was deleted: keep a trace of this run all the same
+        run = services.close_run_create(month=month, discipline=discipline)
+    if self.request.id and run.task_id != self.request.id:
+        CloseRun.objects.filter(pk=run.pk).update(task_id=self.request.id)
+    try:
+        ranking_list = services.month_close(
+            month=Month.parse(month), discipline=discipline, by=run.requested_by, run=run
+        )
+    except services.CloseRefused as exc:
+        logger.warning("close of %s %s refused: %s", discipline, month, exc)
+        return {"state": "refused", "error": str(exc), "run": run.pk}
+    except SoftTimeLimitExceeded:
+        logger.error("close of %s %s exceeded its time limit", discipline, month)
+        raise
+    return {
+        "state": "published",
+        "run": run.pk,
+        "ranking_list": ranking_list.pk,
+        "version": ranking_list.version,
+        "entries": ranking_list.entry_count,
+    }
+
+
+@shared_task(name="rankings.close_due_months", acks_late=True, ignore_result=True)
+def close_due_months() -> list[int]:
+    """Enqueue the close of every due month (one per discipline per tick)."""
+    return [run.pk for run in services.close_due_months()]

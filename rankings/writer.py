@@ -1,0 +1,138 @@
+"""Stores the rows of a computed list as :class:`~rankings.models.RankingEntry` rows.
+
+In: a :class:`~rankings.models.RankingList` (status ``computing``) and the
+:class:`rankings.fladub.RankingList` computed for it. Out: the number of rows written.
+The caller owns the transaction.
+
+On PostgreSQL the rows go in as one ``COPY ... FROM STDIN (FORMAT binary)`` whose buffer
+NumPy builds whole: a tuple is a fixed-size record except that ``previous_rank`` and
+``movement`` are NULL (a length word of -1, no data) for players new to the list, so each
+row is a 66-byte record of which new players' rows keep the first 58 bytes. Elsewhere
+``bulk_create`` in batches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from django.db import connection
+
+from . import fladub
+from .loader import PGCOPY_SIGNATURE
+from .models import RankingEntry, RankingList
+
+ENTRY_COLUMNS = (
+    "ranking_list_id",
+    "player_id",
+    "rank",
+    "fladub_cents",
+    "results_counted",
+    "previous_rank",
+    "movement",
+)
+_RECORD = np.dtype(
+    [
+        ("count", ">i2"),
+        ("l_list", ">i4"),
+        ("list", ">i8"),
+        ("l_player", ">i4"),
+        ("player", ">i8"),
+        ("l_rank", ">i4"),
+        ("rank", ">i4"),
+        ("l_fladub", ">i4"),
+        ("fladub", ">i4"),
+        ("l_counted", ">i4"),
+        ("counted", ">i4"),
+        ("l_previous", ">i4"),
+        ("previous", ">i4"),
+        ("l_movement", ">i4"),
+        ("movement", ">i4"),
+    ]
+)
+# A new player's row ends after the two NULL length words that follow results_counted.
+_NEW_ROW_BYTES = _RECORD.fields["previous"][1] + 4  # type: ignore[index]
+_CHUNK_BYTES = 8 * 1024 * 1024
+_BATCH = 2000
+
+
+def write_entries(*, ranking_list: RankingList, ranking: fladub.RankingList) -> int:
+    if connection.vendor == "postgresql":
+        return _write_copy(ranking_list, ranking)
+    return _write_bulk(ranking_list, ranking)
+
+
+def binary_copy_buffer(list_id: int, ranking: fladub.RankingList) -> bytes:
+    """The whole ``COPY ... FROM STDIN (FORMAT binary)`` stream of the list's entries."""
+    n = len(ranking)
+    records = np.empty(n, dtype=_RECORD)
+    records["count"] = len(ENTRY_COLUMNS)
+    for length_field, size in (
+        ("l_list", 8),
+        ("l_player", 8),
+        ("l_rank", 4),
+        ("l_fladub", 4),
+        ("l_counted", 4),
+        ("l_movement", 4),
+    ):
+        records[length_field] = size
+    records["list"] = list_id
+    records["player"] = ranking.player
+    records["rank"] = ranking.rank
+    records["fladub"] = ranking.fladub_cents
+    records["counted"] = ranking.results_counted
+    new = ranking.is_new
+    records["l_previous"] = np.where(new, -1, 4)
+    # For a new player the bytes of ``previous`` are the NULL length word of ``movement``.
+    records["previous"] = np.where(new, -1, ranking.previous_rank)
+    records["movement"] = ranking.movement
+    rows = records.view(np.uint8).reshape(n, _RECORD.itemsize)
+    if new.any():
+        keep = np.ones(rows.shape, dtype=bool)
+        keep[new, _NEW_ROW_BYTES:] = False
+        body = rows[keep].tobytes()
+    else:
+        body = rows.tobytes()
+    header = PGCOPY_SIGNATURE + b"\x00\x00\x00\x00" + b"\x00\x00\x00\x00"
+    return header + body + b"\xff\xff"
+
+
+def _write_copy(ranking_list: RankingList, ranking: fladub.RankingList) -> int:
+    connection.ensure_connection()
+    raw: Any = connection.connection
+    stream = memoryview(binary_copy_buffer(ranking_list.pk, ranking))
+    table = RankingEntry._meta.db_table
+    statement = f"COPY {table} ({', '.join(ENTRY_COLUMNS)}) FROM STDIN (FORMAT binary)"
+    with raw.cursor() as cursor, cursor.copy(statement) as copy:
+        for start in range(0, len(stream), _CHUNK_BYTES):
+            copy.write(stream[start : start + _CHUNK_BYTES])
+    return len(ranking)
+
+
+def _write_bulk(ranking_list: RankingList, ranking: fladub.RankingList) -> int:
+    new = ranking.is_new.tolist()
+    movement = ranking.movement.tolist()
+    previous = ranking.previous_rank.tolist()
+    entries = [
+        RankingEntry(
+            ranking_list=ranking_list,
+            player_id=player,
+            rank=rank,
+            fladub_cents=cents,
+            results_counted=counted,
+            previous_rank=None if is_new else prev,
+            movement=None if is_new else move,
+        )
+        for player, rank, cents, counted, prev, move, is_new in zip(
+            ranking.player.tolist(),
+            ranking.rank.tolist(),
+            ranking.fladub_cents.tolist(),
+            ranking.results_counted.tolist(),
+            previous,
+            movement,
+            new,
+            strict=True,
+        )
+    ]
+    RankingEntry.objects.bulk_create(entries, batch_size=_BATCH)
+    return len(entries)

@@ -1,0 +1,141 @@
+"""rankings.loader and rankings.writer: the window rules, and the PostgreSQL COPY paths give
+exactly what the portable path gives."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from matches.models import SideMember
+from matches.months import Month
+from rankings import fladub, loader, services, writer
+from rankings.models import RankingEntry, RankingList
+from tests.matches.factories import ClubFactory, PlayerFactory
+from tests.rankings.factories import after_deadline, random_results, submit_table
+
+MONTHS = [Month(2025, 3) + i for i in range(15)]  # 2025-03 .. 2026-05
+
+
+def assert_same_sides(a: fladub.Sides, b: fladub.Sides) -> None:
+    a, b = a.canonical(), b.canonical()
+    names = ("match_id", "month_played", "counting_month", "base", "side_no", "score", "player")
+    for name in names:
+        left, right = getattr(a, name), getattr(b, name)
+        assert left.dtype == right.dtype, name
+        assert np.array_equal(left, right), name
+
+
+def assert_same_window(a: loader.Window, b: loader.Window) -> None:
+    assert_same_sides(a.sides, b.sides)
+    assert sorted(a.published) == sorted(b.published)
+    for month, listed in a.published.items():
+        other = b.published[month]
+        assert np.array_equal(listed.player, other.player)
+        assert np.array_equal(listed.fladub_cents, other.fladub_cents)
+    assert a.player_order is not None and b.player_order is not None
+    assert np.array_equal(a.player_order, b.player_order)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_copy_loader_equals_the_portable_path_on_postgres() -> None:
+    random_results(seed=7, matches=400, players=120, months=MONTHS)
+    for month in MONTHS[:13]:
+        services.month_close(month=month, discipline="fido", now=after_deadline(month))
+    target = MONTHS[13]  # 2026-04: a full window of 12 months and 12 published lists before it
+    portable = loader.load_window(discipline="fido", month=target, portable=True)
+    assert len(portable.sides) > 1000
+    assert len(portable.published) == 12
+    for streams in (1, 2, 3):
+        fast = loader.load_window(discipline="fido", month=target, streams=streams, portable=False)
+        assert_same_window(fast, portable)
+    # And the lists computed from either are the same list.
+    one = fladub.compute_list(
+        portable.sides, target.index, portable.published, player_order=portable.player_order
+    )
+    fast = loader.load_window(discipline="fido", month=target, streams=2, portable=False)
+    two = fladub.compute_list(
+        fast.sides, target.index, fast.published, player_order=fast.player_order
+    )
+    assert one.equals(two)
+    assert len(one) > 50
+
+
+@pytest.mark.django_db
+def test_the_window_keeps_exactly_the_results_that_count() -> None:
+    club = ClubFactory()
+    a, b = PlayerFactory(club=club), PlayerFactory(club=club)
+    submit_table(club, [([a], 2), ([b], 1)], id="old", date="2025-04-30")  # age 12 in 2026-04
+    submit_table(club, [([a], 2), ([b], 1)], id="edge", date="2025-05-01")  # age 11
+    submit_table(club, [([a], 2), ([b], 1)], id="now", date="2026-04-30")  # age 0
+    submit_table(club, [([a], 2), ([b], 1)], id="voided", date="2026-01-10")
+    submit_table(club, [([a], 2), ([b], 1)], id="voided-later", date="2026-02-10")
+    SideMember.objects.filter(match__external_id="voided").update(void_effective_month="2026-04-01")
+    SideMember.objects.filter(match__external_id="voided-later").update(
+        void_effective_month="2026-05-01"
+    )
+    # A result counting only from May on (late) is not in April's window.
+    SideMember.objects.filter(match__external_id="now").update(counting_month="2026-05-01")
+    window = loader.load_window(discipline="fido", month=Month(2026, 4), portable=True)
+    kept = set(window.sides.match_id.tolist())
+    names = dict(SideMember.objects.values_list("match_id", "match__external_id"))
+    assert {names[m] for m in kept} == {"edge", "voided-later"}
+    assert (
+        window.sides.counting_month.tolist()
+        == [Month(2025, 5).index] * 2 + [Month(2026, 2).index] * 2
+    )
+
+
+def test_the_binary_parser_refuses_a_null_or_a_foreign_stream() -> None:
+    header = loader.PGCOPY_SIGNATURE + bytes(8)
+    good = header + b"\x00\x01" + b"\x00\x00\x00\x08" + (5).to_bytes(8, "big") + b"\xff\xff"
+    parsed = loader.parse_binary_copy(good, [("id", ">i8")])
+    assert parsed["id"].tolist() == [5]
+    null = header + b"\x00\x01" + b"\xff\xff\xff\xff" + bytes(8) + b"\xff\xff"
+    with pytest.raises(ValueError, match="length of id"):
+        loader.parse_binary_copy(null, [("id", ">i8")])
+    with pytest.raises(ValueError, match="not a binary COPY"):
+        loader.parse_binary_copy(b"rank,player\n" + bytes(20), [("id", ">i8")])
+
+
+def test_pg_dates_become_month_indices() -> None:
+    # 2000-01-01 is day 0; 2026-03-01 is day 9556; 1999-12-01 is day -31.
+    days = np.array([0, 9556, -31], dtype=">i4")
+    assert loader.pg_dates_to_month_index(days).tolist() == [
+        Month(2000, 1).index,
+        Month(2026, 3).index,
+        Month(1999, 12).index,
+    ]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_the_copy_writer_stores_what_bulk_create_would() -> None:
+    players = [PlayerFactory() for _ in range(5)]
+    pks = np.array([p.pk for p in players], dtype=np.int64)
+    ranking = fladub.RankingList(
+        month=Month(2026, 3).index,
+        player=pks,
+        fladub_cents=np.array([1000, 917, 917, 5, 1], dtype=np.int64),
+        rank=np.array([1, 2, 2, 4, 5], dtype=np.int64),
+        results_counted=np.array([3, 1, 25, 2, 1], dtype=np.int64),
+        previous_rank=np.array([0, 1, 0, 7, 0], dtype=np.int64),
+    )
+    stored = RankingList.objects.create(
+        discipline="fido", month="2026-03-01", created_at=after_deadline("2026-03")
+    )
+    assert writer.write_entries(ranking_list=stored, ranking=ranking) == 5
+    got = list(
+        RankingEntry.objects.filter(ranking_list=stored)
+        .order_by("rank", "player_id")
+        .values_list(
+            "player_id", "rank", "fladub_cents", "results_counted", "previous_rank", "movement"
+        )
+    )
+    assert got == [
+        (pks[0], 1, 1000, 3, None, None),
+        (pks[1], 2, 917, 1, 1, -1),
+        (pks[2], 2, 917, 25, None, None),
+        (pks[3], 4, 5, 2, 7, 3),
+        (pks[4], 5, 1, 1, None, None),
+    ]
