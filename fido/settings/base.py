@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import environ
+from celery.schedules import crontab
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -26,6 +27,11 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 
 # The federation's time zone: months, deadlines and the close schedule are computed in it.
 FIDO_TIMEZONE = env("FIDO_TIMEZONE", default="Europe/Berlin")
+# The monthly close: minutes after a month's deadline at which the scheduler closes it; the
+# ranking job's soft time limit in seconds (hard limit: 60 s more); parallel COPY readers.
+FIDO_CLOSE_DELAY = env.int("FIDO_CLOSE_DELAY", default=5)
+FIDO_CLOSE_TIME_LIMIT = env.int("FIDO_CLOSE_TIME_LIMIT", default=1800)
+FIDO_CLOSE_LOAD_STREAMS = env.int("FIDO_CLOSE_LOAD_STREAMS", default=2)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -126,7 +132,11 @@ REDIS_URL = env("REDIS_URL", default="")
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"visibility_timeout": 3600}
+    # An unacknowledged task (acks_late: its worker died) is redelivered after this many
+    # seconds; longer than the ranking job's time limit, so a running job is never doubled.
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
+        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)
+    }
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
@@ -161,7 +171,15 @@ CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {}
+# Every few minutes: close each discipline's month whose deadline passed more than
+# FIDO_CLOSE_DELAY minutes ago. The task compares aware instants (the deadline is the first
+# instant of the next month in FIDO_TIMEZONE), so it is right across daylight-saving changes.
+CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "rankings-close-due-months": {
+        "task": "rankings.close_due_months",
+        "schedule": crontab(minute="*/5"),
+    },
+}
 
 # --- REST API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {
