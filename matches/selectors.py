@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import re
+from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Max, Prefetch, QuerySet
+from django.db.models import Exists, Max, OuterRef, Prefetch, QuerySet
 
-from .models import ClosedMonth, Club, Match, Secretary, Side, SideMember
+from .models import ClosedMonth, Club, Match, Player, Secretary, Side, SideMember
 from .months import Month
 
 
@@ -47,6 +50,45 @@ def match_list(*, club: Club | None = None) -> QuerySet[Match]:
 
 def current_revision(*, club: Club, external_id: str) -> Match | None:
     return Match.objects.filter(club=club, external_id=external_id).order_by("-revision").first()
+
+
+def clubs_writable_by(user: Any) -> QuerySet[Club]:
+    """The clubs a user submits for: an admin (``is_staff``) every club, a secretary theirs."""
+    if getattr(user, "is_authenticated", False) and user.is_staff:
+        return Club.objects.order_by("club_id")
+    return clubs_of_secretary(user)
+
+
+def submissions_of(
+    *, clubs: Iterable[Club] | QuerySet[Club] | None, club: Club | None = None
+) -> QuerySet[Match]:
+    """The matches of ``clubs`` (None: every club, for admins), optionally one club's only.
+
+    Each match carries ``is_replaced`` (a correction exists), newest received first.
+    """
+    queryset = match_list(club=club)
+    if clubs is not None:
+        queryset = queryset.filter(club__in=clubs)
+    return queryset.annotate(is_replaced=Exists(Match.objects.filter(replaces=OuterRef("pk"))))
+
+
+def player_names(player_ids: Iterable[str]) -> dict[str, str]:
+    """Federation id -> name, for the ids that exist (one query)."""
+    ids = set(player_ids)
+    if not ids:
+        return {}
+    return dict(Player.objects.filter(player_id__in=ids).values_list("player_id", "name"))
+
+
+def next_table_number(*, club: Club, day: dt.date) -> int:
+    """1 + the highest N among the club's match ids ``CLUB/YYYY-MM-DD/tN`` of that day."""
+    prefix = f"{club.club_id}/{day.isoformat()}/t"
+    pattern = re.compile(re.escape(prefix) + r"(\d{1,6})$")
+    taken = Match.objects.filter(club=club, external_id__startswith=prefix).values_list(
+        "external_id", flat=True
+    )
+    numbers = [int(m.group(1)) for m in map(pattern.match, taken) if m]
+    return max(numbers, default=0) + 1
 
 
 def match_list_for(*, user: Any, filters: dict[str, Any] | None = None) -> QuerySet[Match]:
