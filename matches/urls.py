@@ -1,4 +1,18 @@
 """Web pages of the matches app."""
 
+from django.urls import path
+
+from .views import secretary
+
 app_name = "matches"
-urlpatterns: list = []
+urlpatterns: list = [
+    path("secretary/", secretary.my_submissions, name="my_submissions"),
+    path("secretary/submit/", secretary.match_submit_page, name="match_submit"),
+    path("secretary/upload/", secretary.csv_upload_page, name="csv_upload"),
+    path("secretary/upload/template.csv", secretary.csv_template, name="csv_template"),
+    path(
+        "secretary/matches/<int:pk>/correct/",
+        secretary.match_correct_page,
+        name="match_correct",
+    ),
+]

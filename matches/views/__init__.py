@@ -1,0 +1,1 @@
+"""Server-rendered pages of the matches app, one module per audience."""

@@ -1,0 +1,82 @@
+"""Fixtures of the secretary page tests: a club, its secretary logged in, players, a fixed clock."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Callable
+from html import unescape
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.test import Client
+
+from matches import clock
+from matches.models import Club, Match, MatchEvent, Player, Side, SideMember, Submission
+from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
+
+BERLIN = ZoneInfo("Europe/Berlin")
+# The clock of every page test unless a test sets another: a Friday in March 2026.
+NOW = dt.datetime(2026, 3, 20, 12, 0, tzinfo=BERLIN)
+
+
+def counts() -> dict[str, int]:
+    """Rows of every table a submission writes to (to assert that nothing was stored)."""
+    return {
+        model.__name__: model.objects.count()
+        for model in (Match, Side, SideMember, Submission, MatchEvent)
+    }
+
+
+def text(html: str) -> str:
+    """The page's text, tags dropped and white space collapsed (to read what a user reads)."""
+    html = re.sub(r"</?(?:code|small|strong|em|span|a|time)\b[^>]*>", "", html)
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def error_of(html: str, element_id: str) -> str:
+    """The message shown in the error box of one field (``<span id="...">``)."""
+    found = re.search(rf'<span[^>]*\bid="{re.escape(element_id)}"[^>]*>(.*?)</span>', html, re.S)
+    assert found, f"no error box {element_id}"
+    return text(found.group(1))
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings) -> None:
+    # The factories hash a password for every user; the default hasher is slow on purpose.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def set_now(monkeypatch: pytest.MonkeyPatch) -> Callable[[dt.datetime], None]:
+    def setter(instant: dt.datetime) -> None:
+        monkeypatch.setattr(clock, "now", lambda: instant)
+
+    setter(NOW)
+    return setter
+
+
+@pytest.fixture
+def club(db: None) -> Club:
+    return ClubFactory(club_id="CLUB-7", name="Domino Club Seven")
+
+
+@pytest.fixture
+def other_club(db: None) -> Club:
+    return ClubFactory(club_id="CLUB-9", name="Other Club")
+
+
+@pytest.fixture
+def players(club: Club) -> list[Player]:
+    return [PlayerFactory(player_id=f"P-{n:06d}", club=club) for n in range(1, 9)]
+
+
+@pytest.fixture
+def secretary(club: Club):
+    return SecretaryFactory(club=club, user=UserFactory(username="sec7")).user
+
+
+@pytest.fixture
+def sec_client(client: Client, secretary, set_now) -> Client:
+    client.force_login(secretary)
+    return client
