@@ -1,0 +1,184 @@
+"""The ranking API: lists current and by month, paging and filters, downloads, a player's
+history and counting results; errors as {"errors": [...]} with 400 and 404."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from matches.months import Month
+from rankings import services
+from tests.matches.factories import ClubFactory, PlayerFactory
+from tests.rankings.factories import after_deadline, submit_table
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def published():
+    """L(March) and L(April) of the worked example, plus two more players from Austria."""
+    berlin, vienna = ClubFactory(club_id="CLUB-BER"), ClubFactory(club_id="CLUB-VIE")
+    a, b, c, d = (PlayerFactory(player_id=f"P-{n}", name=f"Anna {n}", club=berlin) for n in "ABCD")
+    e, f = (
+        PlayerFactory(player_id=f"P-{n}", name=f"Ewald {n}", country="AT", club=vienna)
+        for n in "EF"
+    )
+    submit_table(berlin, [([a], 57), ([b], 31), ([c], 31), ([d], -4)], id="t1", date="2026-03-14")
+    submit_table(vienna, [([e], 3), ([f], 1)], id="v1", date="2026-04-02")
+    for month in ("2026-03", "2026-04"):
+        services.month_close(month=Month.parse(month), discipline="fido", now=after_deadline(month))
+
+
+def test_current_list_is_the_latest_published(client, published) -> None:
+    body = client.get("/api/rankings/fido").json()
+    assert body["list"]["month"] == "2026-04"
+    assert body["list"]["entries"] == 4
+    assert body["count"] == 4
+    assert [(r["player_id"], r["fladub"], r["rank"]) for r in body["results"]] == [
+        (
+            "P-E",
+            "10.00",
+            1,
+        ),
+        ("P-A", "9.17", 2),
+        ("P-B", "4.58", 3),
+        ("P-C", "4.58", 3),
+    ]
+    first = body["results"][1]
+    assert first == {
+        "rank": 2,
+        "player_id": "P-A",
+        "name": "Anna A",
+        "country": "DE",
+        "club": "CLUB-BER",
+        "fladub": "9.17",
+        "results_counted": 1,
+        "previous_rank": 1,
+        "movement": -1,
+    }
+    assert body["results"][0]["previous_rank"] is None
+
+
+def test_a_month_paged_and_filtered(client, published) -> None:
+    body = client.get("/api/rankings/fido/2026-03", {"page_size": 2}).json()
+    assert body["list"]["month"] == "2026-03"
+    assert (body["count"], body["pages"], body["page"]) == (3, 2, 1)
+    assert [r["player_id"] for r in body["results"]] == ["P-A", "P-B"]
+    second = client.get(body["next"]).json()
+    assert [r["player_id"] for r in second["results"]] == ["P-C"]
+    assert second["next"] is None
+    austria = client.get("/api/rankings/fido/2026-04", {"country": "at"}).json()
+    assert [r["player_id"] for r in austria["results"]] == ["P-E"]
+    club = client.get("/api/rankings/fido/2026-04", {"club": "CLUB-BER"}).json()
+    assert [r["player_id"] for r in club["results"]] == ["P-A", "P-B", "P-C"]
+    search = client.get("/api/rankings/fido/2026-04", {"q": "anna b"}).json()
+    assert [r["player_id"] for r in search["results"]] == ["P-B"]
+    by_id = client.get("/api/rankings/fido/2026-04", {"q": "p-c"}).json()
+    assert [r["player_id"] for r in by_id["results"]] == ["P-C"]
+
+
+def test_archive_lists_every_published_month(client, published) -> None:
+    body = client.get("/api/rankings/fido/lists").json()
+    assert [(x["month"], x["entries"]) for x in body] == [("2026-04", 4), ("2026-03", 3)]
+
+
+def test_downloads_are_the_export_formats(client, published) -> None:
+    response = client.get("/api/rankings/fido/2026-04.csv")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    assert "fido-ranking-fido-2026-04.csv" in response["Content-Disposition"]
+    text = b"".join(response.streaming_content).decode()
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == [
+        "rank",
+        "player_id",
+        "name",
+        "country",
+        "fladub",
+        "results_counted",
+        "previous_rank",
+    ]
+    assert rows[1] == ["1", "P-E", "Ewald E", "AT", "10.00", "1", ""]
+    assert rows[2] == ["2", "P-A", "Anna A", "DE", "9.17", "1", "1"]
+    response = client.get("/api/rankings/fido/2026-04.json")
+    data = json.loads(b"".join(response.streaming_content))
+    assert data[1] == {
+        "rank": 2,
+        "player_id": "P-A",
+        "name": "Anna A",
+        "country": "DE",
+        "fladub": 9.17,
+        "results_counted": 1,
+        "previous_rank": 1,
+    }
+
+
+def test_player_history_and_counting_results(client, published) -> None:
+    body = client.get("/api/rankings/fido/players/P-A").json()
+    assert body["player_id"] == "P-A"
+    assert [(h["month"], h["fladub"], h["rank"]) for h in body["history"]] == [
+        ("2026-03", "10.00", 1),
+        ("2026-04", "9.17", 2),
+    ]
+    results = client.get("/api/rankings/fido/players/P-A/results").json()
+    assert results["month"] == "2026-04"
+    assert results["fladub"] == "9.17"
+    (only,) = results["results"]
+    assert only["match_id"] == "t1"
+    assert only["club"] == "CLUB-BER"
+    assert only["date"] == "2026-03-14"
+    assert (only["points"], only["age"], only["weight"], only["in_best"]) == (
+        10.0,
+        1,
+        "0.9167",
+        True,
+    )
+    assert only["weighted"] == pytest.approx(10 * 11 / 12)
+    march = client.get("/api/rankings/fido/players/P-A/results", {"month": "2026-03"}).json()
+    assert march["fladub"] == "10.00"
+    assert march["results"][0]["weight"] == "1.0000"
+
+
+@pytest.mark.parametrize(
+    ("url", "status", "path"),
+    [
+        ("/api/rankings/fido/2026-13", 400, "month"),
+        ("/api/rankings/fido/2026-13.csv", 400, "month"),
+        ("/api/rankings/fido/March", 400, "month"),
+        ("/api/rankings/fido/players/P-A/results?month=2026-00", 400, "month"),
+        ("/api/rankings/fido/2026-03?page=0", 400, "page"),
+        ("/api/rankings/fido/2026-03?page_size=100000", 400, "page_size"),
+        ("/api/rankings/fido/2026-03?page=9", 404, ""),
+        ("/api/rankings/fido/2025-03", 404, ""),
+        ("/api/rankings/fido/2025-03.json", 404, ""),
+        ("/api/rankings/fido/2026-03.xls", 404, ""),
+        ("/api/rankings/chess", 404, ""),
+        ("/api/rankings/allfives", 404, ""),
+        ("/api/rankings/fido/players/P-NOBODY", 404, ""),
+    ],
+)
+def test_errors_have_the_api_shape(client, published, url, status, path) -> None:
+    response = client.get(url)
+    assert response.status_code == status, response.content
+    body = response.json()
+    assert body["errors"], body
+    assert body["errors"][0]["path"] == path
+    assert body["errors"][0]["message"]
+
+
+def test_the_schema_describes_the_ranking_endpoints(client) -> None:
+    response = client.get("/api/schema/", HTTP_ACCEPT="application/json")
+    assert response.status_code == 200
+    paths = response.json()["paths"]
+    for route in (
+        "/api/rankings/{discipline}",
+        "/api/rankings/{discipline}/{month}",
+        "/api/rankings/{discipline}/{month}.{fmt}",
+        "/api/rankings/{discipline}/lists",
+        "/api/rankings/{discipline}/players/{player_id}",
+        "/api/rankings/{discipline}/players/{player_id}/results",
+    ):
+        assert route in paths, sorted(paths)
