@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .views import secretary
+from .views import records, secretary
 
 app_name = "matches"
 urlpatterns: list = [
@@ -15,4 +15,6 @@ urlpatterns: list = [
         secretary.match_correct_page,
         name="match_correct",
     ),
+    path("records/viewer/", records.viewer, name="record_viewer"),
+    path("matches/<int:pk>/records/", records.match_records, name="match_records"),
 ]
