@@ -224,7 +224,9 @@ def _store(
         records=match.records,
         replaces=replaces,
     )
-    stored.full_clean(validate_constraints=False)
+    # The foreign keys are rows this service just read or wrote: checking that they exist
+    # would cost a query each on the hot submission path.
+    stored.full_clean(exclude=["club", "submission", "replaces"], validate_constraints=False)
     stored.save()
     sides = Side.objects.bulk_create(
         [Side(match=stored, position=i + 1, score=side.score) for i, side in enumerate(match.sides)]
