@@ -1,0 +1,560 @@
+"""Result submission through the REST API under concurrent clients (SPEC.md section 6).
+
+Usage::
+
+    .venv/bin/python bench/submit.py [--matches 6000] [--clients 16] [--duration 120]
+        [--workers 4] [--threads 2] [--batch 1] [--no-key] [--port 8765] [--out FILE]
+
+What it does, every step bounded and on the loopback interface only:
+
+1. PostgreSQL ``DATABASE_URL`` (default ``postgres://fido@127.0.0.1:5432/fido_bench``; the
+   database is created with ``createdb -h 127.0.0.1 -U postgres -O fido fido_bench`` when
+   missing) and Redis ``REDIS_URL`` (default ``redis://127.0.0.1:6379/14``, flushed: it
+   holds only this benchmark's cache and throttle counters).
+2. ``manage.py migrate``, then seeds (``bulk_create``) 40 clubs, 4,000 players and one
+   secretary with an API token per club; kept between runs.
+3. Starts ``gunicorn --workers 4 --threads 2 -b 127.0.0.1:PORT fido.wsgi`` with the
+   per-user throttle raised through ``FIDO_THROTTLE_USER`` (the submissions scope falls
+   back to it), waits for ``/healthz``.
+4. ``--clients`` concurrent clients (2 processes of threads, one keep-alive HTTP connection
+   and one secretary token each) POST ``--matches`` matches in total, each a four-player
+   FIDO table of the client's club with a fresh id, with an ``Idempotency-Key`` (unless
+   ``--no-key``), after a short untimed warm-up. It stops at the count or after
+   ``--duration`` seconds, whichever comes first.
+5. Reports matches accepted per second (201s over the wall time of the timed phase) and
+   the latency percentiles of the requests; checks the stored row count; writes the JSON
+   to ``--out`` and, with ``--update-docs``, the figures into docs/performance.md.
+
+Target: >= 300 matches/s accepted, p99 < 150 ms, on the 2-core reference machine where
+the server, PostgreSQL, Redis and these clients share the two cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import http.client
+import json
+import multiprocessing as mp
+import os
+import platform
+import random
+import re
+import shlex
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DEFAULT_DATABASE_URL = "postgres://fido@127.0.0.1:5432/fido_bench"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/14"
+N_CLUBS = 40
+PLAYERS_PER_CLUB = 100
+DOCS = ROOT / "docs" / "performance.md"
+DOCS_SECTION = "## Result submission through the API (`bench/submit.py`)"
+
+
+def machine() -> str:
+    cpu = platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{cpu}; {os.cpu_count()} logical CPUs (server, PostgreSQL, Redis and clients share "
+        f"them); Python {platform.python_version()}; {platform.system()} {platform.release()}"
+    )
+
+
+# --- set-up: database, seed, server ------------------------------------------------------
+
+
+def ensure_database(url: str) -> None:
+    import psycopg
+
+    try:
+        psycopg.connect(url, connect_timeout=5).close()
+        return
+    except psycopg.OperationalError as exc:
+        if "does not exist" not in str(exc):
+            raise
+    name = url.rsplit("/", 1)[1].split("?")[0]
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise SystemExit(f"refusing to create a database named {name!r}")
+    print(f"creating database {name}", flush=True)
+    subprocess.run(
+        ["createdb", "-h", "127.0.0.1", "-U", "postgres", "-O", "fido", name],
+        check=True,
+        timeout=60,
+    )
+
+
+def seed() -> list[dict[str, Any]]:
+    """Clubs, players and secretaries with tokens (kept between runs); one entry per club."""
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.contrib.auth.hashers import make_password
+    from rest_framework.authtoken.models import Token
+
+    from matches.models import Club, Player, Secretary
+
+    user_model = get_user_model()
+    club_ids = [f"CLUB-B{n:03d}" for n in range(N_CLUBS)]
+    Club.objects.bulk_create(
+        [Club(club_id=c, name=f"Bench club {c}", country="DE", city="Berlin") for c in club_ids],
+        ignore_conflicts=True,
+    )
+    clubs = {c.club_id: c for c in Club.objects.filter(club_id__in=club_ids)}
+    Player.objects.bulk_create(
+        [
+            Player(player_id=f"P-B{n:03d}{m:03d}", name=f"Player {n}.{m}", country="DE", club=club)
+            for n, club in enumerate(clubs[c] for c in club_ids)
+            for m in range(PLAYERS_PER_CLUB)
+        ],
+        ignore_conflicts=True,
+    )
+    unusable = make_password(None)
+    user_model.objects.bulk_create(
+        [user_model(username=f"bench-{c}", password=unusable) for c in club_ids],
+        ignore_conflicts=True,
+    )
+    users = {u.username: u for u in user_model.objects.filter(username__startswith="bench-")}
+    Secretary.objects.bulk_create(
+        [Secretary(user=users[f"bench-{c}"], club=clubs[c]) for c in club_ids],
+        ignore_conflicts=True,
+    )
+    Token.objects.bulk_create(
+        [Token(user=users[f"bench-{c}"], key=Token.generate_key()) for c in club_ids],
+        ignore_conflicts=True,
+    )
+    tokens = dict(
+        Token.objects.filter(user__username__startswith="bench-").values_list(
+            "user__username", "key"
+        )
+    )
+    return [
+        {
+            "club": c,
+            "token": tokens[f"bench-{c}"],
+            "players": [f"P-B{n:03d}{m:03d}" for m in range(PLAYERS_PER_CLUB)],
+        }
+        for n, c in enumerate(club_ids)
+    ]
+
+
+def start_server(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    command = [
+        str(ROOT / ".venv" / "bin" / "gunicorn"),
+        "--workers",
+        str(args.workers),
+        "--threads",
+        str(args.threads),
+        "--bind",
+        f"127.0.0.1:{args.port}",
+        "--backlog",
+        "256",
+        "--keep-alive",
+        "30",
+        "--log-level",
+        "warning",
+        "fido.wsgi",
+    ]
+    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"gunicorn exited with {server.returncode}")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=5)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                return server
+        except OSError:
+            pass
+        time.sleep(0.3)
+    stop_server(server)
+    raise SystemExit("gunicorn did not become healthy within 60 s")
+
+
+def stop_server(server: subprocess.Popen[bytes]) -> None:
+    if server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)  # its own session: gunicorn and its workers
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=10)
+
+
+# --- clients -----------------------------------------------------------------------------
+
+
+def client_process(
+    slot: int,
+    clients: list[dict[str, Any]],
+    config: dict[str, Any],
+    start: Any,
+    ready: Any,
+    results: Any,
+) -> None:
+    """One process of client threads; puts (latencies, statuses, first, last) on ``results``."""
+    lock = threading.Lock()
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    errors: list[str] = []
+    bounds = [float("inf"), 0.0]
+    quota = config["quota"][slot]
+    remaining = [quota]
+
+    def take(n: int) -> int:
+        with lock:
+            granted = min(n, remaining[0])
+            remaining[0] -= granted
+            return granted
+
+    def body_for(
+        client: dict[str, Any], rng: random.Random, count: int, tag: str | None = None
+    ) -> bytes:
+        day = config["date"]
+        matches = []
+        for _ in range(count):
+            seated = rng.sample(client["players"], 4)
+            scores = [rng.randint(-20, 80) for _ in seated]
+            matches.append(
+                {
+                    "id": f"{client['club']}/{day}/{tag or config['run']}-{uuid.uuid4().hex[:12]}",
+                    "date": day,
+                    "club": client["club"],
+                    "discipline": "fido",
+                    "category": "club",
+                    "sides": [
+                        {"players": [p], "score": s} for p, s in zip(seated, scores, strict=True)
+                    ],
+                }
+            )
+        payload: Any = matches[0] if config["batch"] == 1 else {"matches": matches}
+        return json.dumps(payload).encode()
+
+    def post(conn: http.client.HTTPConnection, client: dict[str, Any], body: bytes) -> int:
+        headers = {
+            "Authorization": f"Token {client['token']}",
+            "Content-Type": "application/json",
+        }
+        if config["key"]:
+            headers["Idempotency-Key"] = uuid.uuid4().hex
+        conn.request("POST", "/api/matches", body=body, headers=headers)
+        response = conn.getresponse()
+        text = response.read()
+        if response.status != 201 and len(errors) < 5:
+            errors.append(f"{response.status}: {text[:300]!r}")
+        return response.status
+
+    def run(client: dict[str, Any], seed: int) -> None:
+        rng = random.Random(seed)
+        conn = http.client.HTTPConnection("127.0.0.1", config["port"], timeout=30)
+        for _ in range(config["warmup"]):
+            post(conn, client, body_for(client, rng, config["batch"], "warmup"))
+        with ready.get_lock():
+            ready.value += 1
+        start.wait()
+        stop_at = time.monotonic() + config["duration"]
+        while time.monotonic() < stop_at:
+            n = take(config["batch"])
+            if n == 0:
+                break
+            body = body_for(client, rng, n)
+            began = time.perf_counter()
+            status = post(conn, client, body)
+            ended = time.perf_counter()
+            with lock:
+                latencies.append(ended - began)
+                statuses[status] = statuses.get(status, 0) + n
+                bounds[0] = min(bounds[0], began)
+                bounds[1] = max(bounds[1], ended)
+        conn.close()
+
+    threads = [
+        threading.Thread(target=run, args=(client, slot * 1000 + i))
+        for i, client in enumerate(clients)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    results.put(
+        {
+            "latencies": latencies,
+            "statuses": statuses,
+            "errors": errors,
+            # perf_counter is the same monotonic clock in every process on Linux.
+            "first": bounds[0],
+            "last": bounds[1],
+        }
+    )
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(q / 100 * len(ordered) + 0.5) - 1))
+    return ordered[index]
+
+
+def drive(args: argparse.Namespace, seeded: list[dict[str, Any]], run: str) -> dict[str, Any]:
+    processes = args.processes
+    per_process = [seeded[i::processes] for i in range(processes)]
+    per_process = [clients[: max(1, args.clients // processes)] for clients in per_process]
+    quota = [
+        args.matches // processes + (1 if i < args.matches % processes else 0)
+        for i in range(processes)
+    ]
+    day = dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)
+    config = {
+        "port": args.port,
+        "batch": args.batch,
+        "key": not args.no_key,
+        "duration": args.duration,
+        "warmup": args.warmup,
+        "quota": quota,
+        "date": day.isoformat(),
+        "run": run,
+    }
+    context = mp.get_context("fork")
+    start = context.Event()
+    ready = context.Value("i", 0)
+    results = context.Queue()
+    workers = [
+        context.Process(
+            target=client_process, args=(i, per_process[i], config, start, ready, results)
+        )
+        for i in range(processes)
+    ]
+    for worker in workers:
+        worker.start()
+    total = sum(len(c) for c in per_process)
+    until = time.monotonic() + 120
+    while ready.value < total and time.monotonic() < until:  # warm-up is not timed
+        time.sleep(0.05)
+    start.set()
+    collected = [results.get(timeout=args.duration + 120) for _ in workers]
+    for worker in workers:
+        worker.join(timeout=30)
+    latencies = [x for c in collected for x in c["latencies"]]
+    statuses: dict[int, int] = {}
+    for c in collected:
+        for code, n in c["statuses"].items():
+            statuses[code] = statuses.get(code, 0) + n
+    wall = max(c["last"] for c in collected) - min(c["first"] for c in collected)
+    accepted = statuses.get(201, 0)
+    return {
+        "accepted": accepted,
+        "statuses": {str(k): v for k, v in sorted(statuses.items())},
+        "errors_sample": [e for c in collected for e in c["errors"]][:5],
+        "requests": len(latencies),
+        "wall_seconds": round(wall, 3),
+        "matches_per_second": round(accepted / wall, 1) if wall > 0 else 0.0,
+        "requests_per_second": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
+        "latency_ms": {
+            "p50": round(percentile(latencies, 50) * 1000, 1),
+            "p90": round(percentile(latencies, 90) * 1000, 1),
+            "p99": round(percentile(latencies, 99) * 1000, 1),
+            "max": round(max(latencies) * 1000, 1) if latencies else None,
+        },
+        "clients": sum(len(c) for c in per_process),
+    }
+
+
+def queries_per_match(seeded: list[dict[str, Any]], run: str) -> int:
+    """The SQL statements of one accepted POST (token auth, idempotency, submission)."""
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client(SERVER_NAME="127.0.0.1")
+    bench = seeded[-1]
+    day = (dt.datetime.now(dt.UTC).date() - dt.timedelta(days=1)).isoformat()
+    counted = 0
+    for n in range(2):  # the second one: caches warm as in a long-running worker
+        body = {
+            "id": f"{bench['club']}/{day}/queries-{run}-{n}",
+            "date": day,
+            "club": bench["club"],
+            "discipline": "fido",
+            "category": "club",
+            "sides": [
+                {"players": [p], "score": 10 - i} for i, p in enumerate(bench["players"][:4])
+            ],
+        }
+        with CaptureQueriesContext(connection) as queries:
+            response = client.post(
+                "/api/matches",
+                data=json.dumps(body),
+                content_type="application/json",
+                headers={
+                    "Authorization": f"Token {bench['token']}",
+                    "Idempotency-Key": uuid.uuid4().hex,
+                },
+            )
+        if response.status_code != 201:
+            raise SystemExit(
+                f"the query-count request failed: {response.status_code} {response.content[:300]!r}"
+            )
+        counted = len(queries)
+    return counted
+
+
+def stored_count(run: str) -> int:
+    from matches.models import Match
+
+    return Match.objects.filter(external_id__contains=f"/{run}-").count()
+
+
+def update_docs(result: dict[str, Any]) -> None:
+    """Replace the body of this benchmark's section in docs/performance.md."""
+    text = DOCS.read_text()
+    start = text.index(DOCS_SECTION) + len(DOCS_SECTION)
+    end = text.find("\n## ", start)
+    end = len(text) if end == -1 else end
+    lat = result["latency_ms"]
+    met = result["matches_per_second"] >= 300 and lat["p99"] < 150
+    lines = [
+        "",
+        "",
+        f"**{result['matches_per_second']:.0f} matches/s accepted, "
+        f"latency p50 {lat['p50']:.1f} ms, p99 {lat['p99']:.1f} ms** "
+        f"({'meets' if met else 'does NOT meet'} the target: "
+        ">= 300 matches/s, p99 < 150 ms).",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| matches accepted (201) | {result['accepted']:,} in {result['wall_seconds']:.1f} s |",
+        f"| matches per request | {result['batch']} |",
+        f"| concurrent clients | {result['clients']} (keep-alive, token auth) |",
+        f"| Idempotency-Key on every POST | {'yes' if result['idempotency_key'] else 'no'} |",
+        f"| latency p50 / p90 / p99 / max | {lat['p50']} / {lat['p90']} / {lat['p99']} / "
+        f"{lat['max']} ms |",
+        f"| SQL statements per request | {result['queries_per_match']} |",
+        f"| server | gunicorn {result['server']}, PostgreSQL and Redis on the same machine |",
+        f"| 1-minute load average before / after | {result['load_average_before']} / "
+        f"{result['load_average_after']} |",
+        f"| date | {result['date']} |",
+        "",
+        "The server, PostgreSQL, Redis and the client processes share the 2 cores. Command:",
+        "",
+        f"    {result['command']}",
+        "",
+        "Raw output: `bench/results/submit.json`.",
+        "",
+    ]
+    DOCS.write_text(text[:start] + "\n".join(lines) + text[end:])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--matches", type=int, default=6000, help="matches to POST in total")
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--processes", type=int, default=2, help="client processes")
+    parser.add_argument("--duration", type=float, default=120.0, help="upper bound, seconds")
+    parser.add_argument("--warmup", type=int, default=5, help="untimed requests per client")
+    parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--batch", type=int, default=1, help="matches per request")
+    parser.add_argument("--no-key", action="store_true", help="no Idempotency-Key header")
+    parser.add_argument("--port", type=int, default=0, help="0: a free port")
+    parser.add_argument("--out", default="bench/results/submit.json")
+    parser.add_argument("--update-docs", action="store_true")
+    args = parser.parse_args()
+    if args.port == 0:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            args.port = probe.getsockname()[1]
+    if args.clients > N_CLUBS:
+        raise SystemExit(f"at most {N_CLUBS} clients (one secretary each)")
+
+    database_url = os.environ.get("DATABASE_URL", DEFAULT_DATABASE_URL)
+    redis_url = os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
+    for url in (database_url, redis_url):
+        host = re.sub(r"^\w+://(?:[^@/]*@)?([^:/]+).*$", r"\1", url)
+        if host not in {"127.0.0.1", "localhost", "::1"}:
+            raise SystemExit(f"loopback only: {url}")
+    env = {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "REDIS_URL": redis_url,
+        "FIDO_THROTTLE_USER": "10000000/min",
+        "DJANGO_SETTINGS_MODULE": "fido.settings.base",
+        "DEBUG": "false",
+        "LOG_LEVEL": "WARNING",
+        "PYTHONPATH": str(ROOT),
+    }
+    os.environ.update(env)
+
+    ensure_database(database_url)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=300,
+    )
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()
+    seeded = seed()
+    run = dt.datetime.now(dt.UTC).strftime("r%Y%m%d%H%M%S")
+    queries = queries_per_match(seeded, run)
+    from django.db import connection
+
+    connection.close()  # no open connection across the fork of the clients
+
+    load_before = round(os.getloadavg()[0], 2)
+    server = start_server(args, env)
+    try:
+        result = drive(args, seeded, run)
+    finally:
+        stop_server(server)
+    stored = stored_count(run)
+
+    command = "python bench/submit.py " + shlex.join(sys.argv[1:])
+    result.update(
+        {
+            "benchmark": "POST /api/matches, four-player FIDO tables, token auth, PostgreSQL",
+            "stored_rows_check": stored,
+            "queries_per_match": queries,
+            "server": f"--workers {args.workers} --threads {args.threads}",
+            "batch": args.batch,
+            "idempotency_key": not args.no_key,
+            "target": {"matches_per_second": 300, "p99_ms": 150},
+            "load_average_before": load_before,
+            "load_average_after": round(os.getloadavg()[0], 2),
+            "machine": machine(),
+            "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+            "command": command.strip(),
+        }
+    )
+    if stored != result["accepted"]:
+        print(f"WARNING: {result['accepted']} accepted but {stored} stored", file=sys.stderr)
+    out = ROOT / args.out
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result, indent=2))
+    if args.update_docs:
+        update_docs(result)
+
+
+if __name__ == "__main__":
+    main()
