@@ -362,11 +362,12 @@ def _render_upload(
 
 
 def _preview_context(result: Preview, *, club: Club, token: str | None) -> dict[str, Any]:
-    names = player_names(pid for row in result.batch.rows for pid in split_players(row))
+    shown = result.batch.rows[:PREVIEW_ROWS]
+    names = player_names(pid for row in shown for pid in split_players(row))
     by_row = result.problems_by_row()
     match_of_row = {r.number: m for m in result.batch.matches for r in m.rows}
     rows = []
-    for row in result.batch.rows[:PREVIEW_ROWS]:
+    for row in shown:
         match = match_of_row.get(row.number)
         first = match is not None and row.number == match.first_row
         rows.append(
