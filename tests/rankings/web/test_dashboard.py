@@ -1,0 +1,401 @@
+"""The admin's cycle dashboard (``/dashboard/``), its close button and the run's JSON.
+
+Staff only: anonymous visitors are sent to the login page, other users get 403. The close
+button is disabled, with the reason shown, before the deadline, while the previous month
+is not closed and while a close is running; a close needs a confirmation and is handed to
+the worker through :func:`rankings.services.close_enqueue` (its message is checked here;
+tests/browser runs it on a real worker).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Callable
+from html import unescape
+from typing import Any
+
+import pytest
+from django.test import Client
+
+from matches import clock
+from matches import services as match_services
+from matches.models import Match, Player
+from matches.months import Month
+from rankings import services
+from rankings.models import CloseRun, RankingList
+from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
+from tests.rankings.factories import BERLIN, after_deadline, received, submit_table
+
+URL = "/dashboard/"
+CLOSE = "/dashboard/close/"
+
+
+def text(html: str) -> str:
+    html = re.sub(r"</?(?:code|small|strong|em|span|a|time)\b[^>]*>", "", html)
+    return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+
+
+def card(html: str, discipline: str) -> str:
+    found = re.search(
+        rf'<section class="card" id="discipline-{discipline}".*?</section>', html, re.S
+    )
+    assert found, f"no card for {discipline}"
+    return found.group(0)
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def set_now(monkeypatch: pytest.MonkeyPatch) -> Callable[[dt.datetime], None]:
+    def setter(instant: dt.datetime) -> None:
+        monkeypatch.setattr(clock, "now", lambda: instant)
+
+    return setter
+
+
+@pytest.fixture
+def staff(client: Client) -> Client:
+    client.force_login(UserFactory(is_staff=True))
+    return client
+
+
+@pytest.fixture
+def players(db: None) -> list[Player]:
+    return [PlayerFactory() for _ in range(4)]
+
+
+@pytest.fixture
+def march(players: list[Player]) -> dict[str, Any]:
+    """March 2026 of FIDO: two clubs, one on-time table each, one late table for CLUB-A."""
+    a = ClubFactory(club_id="CLUB-A", name="Alpha")
+    b = ClubFactory(club_id="CLUB-B", name="Beta")
+    submit_table(a, [(players[:1], 30), (players[1:2], 10)], id="a1", date="2026-03-05")
+    submit_table(b, [(players[2:3], 5), (players[3:], 1)], id="b1", date="2026-03-06")
+    return {"a": a, "b": b}
+
+
+# --- Access -------------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_anonymous_visitors_are_sent_to_the_login_page(client: Client) -> None:
+    for method, url in (("get", URL), ("post", CLOSE), ("get", "/dashboard/runs/1.json")):
+        response = getattr(client, method)(url)
+        assert response.status_code == 302
+        assert response["Location"].startswith("/accounts/login/?next=")
+
+
+@pytest.mark.django_db
+def test_a_secretary_or_plain_user_gets_403(client: Client) -> None:
+    secretary = SecretaryFactory().user
+    for user in (secretary, UserFactory()):
+        client.force_login(user)
+        assert client.get(URL).status_code == 403
+        assert client.post(CLOSE, {"discipline": "fido", "month": "2026-03"}).status_code == 403
+        assert client.get("/dashboard/runs/1.json").status_code == 403
+    assert not CloseRun.objects.exists()
+
+
+@pytest.mark.django_db
+def test_staff_see_every_discipline(staff: Client) -> None:
+    response = staff.get(URL)
+    assert response.status_code == 200
+    html = response.content.decode()
+    for discipline in ("fido", "allfives", "austrian"):
+        card(html, discipline)
+    assert "no-store" in response.get("Cache-Control", "") or "max-age=0" in response.get(
+        "Cache-Control", ""
+    )
+
+
+# --- The open month, its deadline and its submissions ---------------------------------------
+
+
+@pytest.mark.django_db
+def test_open_month_deadline_and_counts_per_club(
+    staff: Client, march: dict[str, Any], players: list[Player], set_now: Any
+) -> None:
+    # A table of February received on 3 March: late, it counts in March.
+    submit_table(
+        march["a"],
+        [(players[:1], 3), (players[2:3], 2)],
+        id="a0",
+        date="2026-02-27",
+        now=received(dt.date(2026, 3, 3)),
+    )
+    set_now(dt.datetime(2026, 3, 20, 12, 0, tzinfo=BERLIN))
+    html = staff.get(URL).content.decode()
+    fido = text(card(html, "fido"))
+    assert "Open month 2026-03" in fido
+    assert "Deadline 2026-04-01 00:00" in fido
+    # Real time left: clocks go forward on 29 March, so 11 days and 11 hours, not 12.
+    assert "11 d 11 h 0 min left" in fido
+    assert "Counting in 2026-03 (open)" in fido
+    assert "CLUB-A Alpha 1 1" in fido and "CLUB-B Beta 1 0" in fido
+    assert "All clubs 2 1" in fido
+    assert "Last closed month none yet" in fido
+    # The countdown is live: the page hands the script the deadline and the server's now.
+    assert 'data-deadline="2026-04-01T00:00:00+02:00"' in card(html, "fido")
+
+
+@pytest.mark.django_db
+def test_a_voided_match_is_not_counted(staff: Client, march: dict[str, Any], set_now: Any) -> None:
+    set_now(dt.datetime(2026, 3, 20, 12, 0, tzinfo=BERLIN))
+    match = Match.objects.get(external_id="b1")
+    match_services.match_void(match=match, by=None, reason="duplicate", now=clock.now())
+    fido = text(card(staff.get(URL).content.decode(), "fido"))
+    assert "All clubs 1 0" in fido
+
+
+# --- The close button: disabled reasons --------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_before_the_deadline_the_button_is_disabled_with_the_reason(
+    staff: Client, march: dict[str, Any], set_now: Any
+) -> None:
+    set_now(dt.datetime(2026, 3, 31, 23, 59, tzinfo=BERLIN))
+    html = card(staff.get(URL).content.decode(), "fido")
+    assert re.search(r'<button type="submit" class="primary" disabled', html)
+    assert (
+        "The deadline of 2026-03 has not passed yet: it is 2026-04-01 00:00 (Europe/Berlin)."
+        in text(html)
+    )
+    # The server refuses too, whatever the page showed.
+    response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
+    assert response.status_code == 400
+    assert "has not passed yet" in text(response.content.decode())
+    assert not CloseRun.objects.exists()
+
+
+@pytest.mark.django_db
+def test_after_the_deadline_the_button_is_enabled(
+    staff: Client, march: dict[str, Any], set_now: Any
+) -> None:
+    set_now(after_deadline("2026-03"))
+    html = card(staff.get(URL).content.decode(), "fido")
+    assert re.search(r'<button type="submit" class="primary">Close 2026-03</button>', html)
+    assert "refused-reason" not in html
+
+
+@pytest.mark.django_db
+def test_a_month_whose_previous_month_is_open_is_refused(
+    staff: Client, march: dict[str, Any], players: list[Player], set_now: Any
+) -> None:
+    # February is closed (so the federation has a history), March is not.
+    services.month_close(month="2026-02", discipline="fido", now=after_deadline("2026-02"))
+    set_now(after_deadline("2026-04"))
+    response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-04", "confirm": "yes"})
+    assert response.status_code == 400
+    assert "The previous month, 2026-03, is not closed yet: close it first." in text(
+        response.content.decode()
+    )
+    assert not CloseRun.objects.filter(month=Month(2026, 4).first_day).exists()
+    # The dashboard offers March, the open month, instead.
+    fido = text(card(staff.get(URL).content.decode(), "fido"))
+    assert "Open month 2026-03" in fido and "Last closed month 2026-02" in fido
+
+
+@pytest.mark.django_db
+def test_a_running_close_disables_the_button_and_shows_its_progress(
+    staff: Client, march: dict[str, Any], set_now: Any
+) -> None:
+    set_now(after_deadline("2026-03"))
+    run = CloseRun.objects.create(
+        discipline="fido",
+        month=Month(2026, 3).first_day,
+        state=CloseRun.State.RUNNING,
+        stage=CloseRun.Stage.COMPUTE,
+        percent=55,
+        timings={"freeze": 0.01, "load": 1.5},
+        created_at=clock.now(),
+    )
+    page = staff.get(URL).content.decode()
+    html = card(page, "fido")
+    assert re.search(r'<button type="submit" class="primary" disabled', html)
+    assert f"A close of 2026-03 is already running (run {run.pk}, running)." in text(html)
+    # The progress bar, with its ARIA values, the stage and the JSON it polls.
+    assert re.search(
+        r'<progress id="progress-\d+" max="100" value="55" aria-valuemin="0" '
+        r'aria-valuemax="100" aria-valuenow="55">',
+        html,
+    )
+    assert "Computing FLADUB" in text(html)
+    assert f'data-run-url="/dashboard/runs/{run.pk}.json"' in html
+    assert 'data-finished="false"' in html
+    # Without JavaScript the page refreshes itself while the run is active.
+    assert '<noscript><meta http-equiv="refresh" content="2"></noscript>' in page
+    response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
+    assert response.status_code == 400
+    assert CloseRun.objects.count() == 1
+    # A run left "running" by a lost worker long ago no longer blocks the button.
+    CloseRun.objects.filter(pk=run.pk).update(created_at=clock.now() - dt.timedelta(hours=2))
+    html = card(staff.get(URL).content.decode(), "fido")
+    assert "already running" not in html
+    assert "<noscript><meta" not in staff.get(URL).content.decode()
+
+
+# --- The close itself ---------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_without_confirmation_the_server_asks_and_does_nothing(
+    staff: Client, march: dict[str, Any], set_now: Any
+) -> None:
+    set_now(after_deadline("2026-03"))
+    response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03"})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Close 2026-03 of the FIDO divisor game?" in text(html)
+    assert '<input type="hidden" name="confirm" value="yes">' in html
+    assert 'name="csrfmiddlewaretoken"' in html
+    assert not CloseRun.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_close_needs_the_csrf_token(march: dict[str, Any], set_now: Any) -> None:
+    set_now(after_deadline("2026-03"))
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(UserFactory(is_staff=True))
+    response = client.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
+    assert response.status_code == 403
+    assert not CloseRun.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_confirmed_close_is_enqueued_and_followed(
+    staff: Client,
+    march: dict[str, Any],
+    set_now: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    from rankings import tasks
+
+    sent: list[dict[str, Any]] = []
+    monkeypatch.setattr(tasks.close_month, "apply_async", lambda **kw: sent.append(kw))
+    set_now(after_deadline("2026-03"))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
+    assert response.status_code == 303
+    assert response["Location"] == "/dashboard/#discipline-fido"
+    run = CloseRun.objects.get()
+    assert (run.discipline, run.month, run.state) == ("fido", dt.date(2026, 3, 1), "queued")
+    assert run.requested_by is not None and run.requested_by.is_staff
+    assert sent == [{"args": ("2026-03", "fido", run.pk), "task_id": run.task_id}]
+    page = staff.get(URL).content.decode()
+    assert f"the ranking job is queued as run {run.pk}" in text(page)
+    assert "Waiting for a worker" in text(card(page, "fido"))
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("data", "reason"),
+    [
+        ({"discipline": "chess", "month": "2026-03"}, "Unknown discipline."),
+        ({"discipline": "fido", "month": "March"}, "Not a month (expected YYYY-MM)."),
+    ],
+)
+def test_bad_close_input_is_a_400(staff: Client, data: dict[str, str], reason: str) -> None:
+    response = staff.post(CLOSE, {**data, "confirm": "yes"})
+    assert response.status_code == 400
+    assert reason in text(response.content.decode())
+
+
+@pytest.mark.django_db
+def test_a_published_month_cannot_be_closed_again(
+    staff: Client, march: dict[str, Any], set_now: Any
+) -> None:
+    services.month_close(month="2026-03", discipline="fido", now=after_deadline("2026-03"))
+    set_now(after_deadline("2026-04"))
+    response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
+    assert response.status_code == 400
+    assert "The list of 2026-03 is already published." in text(response.content.decode())
+
+
+# --- The run's JSON ---------------------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_run_json_gives_state_stage_percent_timings_and_error(staff: Client) -> None:
+    run = CloseRun.objects.create(
+        discipline="allfives",
+        month=Month(2026, 3).first_day,
+        state=CloseRun.State.FAILED,
+        stage=CloseRun.Stage.WRITE,
+        percent=72,
+        timings={"freeze": 0.01, "load": 1.25, "compute": 0.5},
+        error="OperationalError: the database went away",
+        created_at=dt.datetime(2026, 4, 1, 0, 5, tzinfo=BERLIN),
+    )
+    response = staff.get(f"/dashboard/runs/{run.pk}.json")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    body = json.loads(response.content)
+    assert body["id"] == run.pk and body["discipline"] == "allfives" and body["month"] == "2026-03"
+    assert (body["state"], body["stage"], body["percent"]) == ("failed", "write", 72)
+    assert body["stage_label"] == "Writing entries"
+    assert body["timings"] == {"freeze": 0.01, "load": 1.25, "compute": 0.5}
+    assert body["error"] == "OperationalError: the database went away"
+    assert body["finished"] is True and body["ranking_list"] is None
+    assert staff.get("/dashboard/runs/999999.json").status_code == 404
+
+
+@pytest.mark.django_db
+def test_a_finished_close_shows_the_published_list_with_its_timings(
+    staff: Client, march: dict[str, Any], set_now: Any
+) -> None:
+    run = services.close_run_create(month="2026-03", discipline="fido")
+    published = services.month_close(
+        month="2026-03", discipline="fido", run=run, now=after_deadline("2026-03")
+    )
+    set_now(after_deadline("2026-03", minutes=30))
+    body = json.loads(staff.get(f"/dashboard/runs/{run.pk}.json").content)
+    assert (body["state"], body["stage"], body["percent"]) == ("succeeded", "done", 100)
+    assert set(body["timings"]) == {"freeze", "load", "compute", "write", "publish"}
+    assert body["ranking_list"] == {
+        "id": published.pk,
+        "month": "2026-03",
+        "version": published.version,
+        "entries": published.entry_count,
+        "url": "/ranking/fido/2026-03/",
+    }
+    page = staff.get(URL).content.decode()
+    fido = text(card(page, "fido"))
+    assert "Open month 2026-04" in fido and "Last closed month 2026-03" in fido
+    assert "Counting in 2026-03 (last closed)" in fido
+    assert f"Published: the list of 2026-03, version 1, {published.entry_count} entries." in fido
+    lists = re.search(r'<table class="published-lists">.*?</table>', page, re.S).group(0)
+    row = text(re.search(r"<tr>\s*<td>FIDO divisor game</td>.*?</tr>", lists, re.S).group(0))
+    assert row.startswith(f"FIDO divisor game 2026-03 1 {published.entry_count}")
+    for stage in ("freeze", "load", "compute", "write", "publish"):
+        assert f"{run.timings[stage]:.3f} s" in row
+    assert '<a href="/ranking/fido/2026-03/">2026-03</a>' in lists
+    assert RankingList.objects.filter(status="published").count() == 1
+
+
+# --- Corrections, voids and merges --------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_recent_voids_and_merges_link_to_the_admin(
+    staff: Client, march: dict[str, Any], players: list[Player], set_now: Any
+) -> None:
+    set_now(dt.datetime(2026, 3, 20, 12, 0, tzinfo=BERLIN))
+    match = Match.objects.get(external_id="a1")
+    match_services.match_void(match=match, by=None, reason="wrong table", now=clock.now())
+    duplicate = PlayerFactory(name="Duplicate Person")
+    merge = match_services.player_merge(
+        source=duplicate, target=players[0], by=None, reason="same person", now=clock.now()
+    )
+    page = staff.get(URL).content.decode()
+    assert f'href="/admin/matches/match/{match.pk}/change/"' in page
+    assert "wrong table" in page
+    assert f'href="/admin/matches/playermerge/{merge.pk}/change/"' in page
+    assert f'href="/players/{players[0].player_id}/"' in page
+    assert "same person" in page
