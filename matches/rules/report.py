@@ -34,7 +34,11 @@ DOMINO, BLOCKED, UNFINISHED = "domino", "blocked", "unfinished"
 
 
 def money(amount: Decimal) -> str:
-    """Decimal -> JSON string with at least two decimal places, never rounded."""
+    """Decimal -> JSON string with two decimal places, more only where needed; never rounded.
+
+    ``Decimal("5.000")`` -> ``"5.00"``, ``Decimal("0.625")`` -> ``"0.625"``.
+    """
+    amount = amount.normalize() if amount else Decimal(0)  # no "-0.00"
     exponent = amount.as_tuple().exponent
     if isinstance(exponent, int) and exponent > -2:
         amount = amount.quantize(CENT)
