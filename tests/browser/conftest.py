@@ -1,0 +1,93 @@
+"""Browser tests: Playwright driving Debian's Chromium against pytest-django's live server.
+
+Never a downloaded browser: ``/usr/bin/chromium`` (the Debian package) is launched by path.
+Without it the tests skip on a developer's machine and FAIL under ``CI=true``.
+
+Playwright's sync API runs an event loop in the test's thread; Django then refuses its
+synchronous database calls in that thread ("SynchronousOnlyOperation") unless told that
+this is safe, which it is here: the loop only drives the browser.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import IN_CI
+
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+TIMEOUT_MS = 20_000
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        message = f"{CHROMIUM} is missing: apt-get install chromium (never a downloaded browser)"
+        if IN_CI:
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any, live_server: Any) -> Iterator[Any]:
+    """A fresh browser tab (its own cookies) in English, 1280 pixels wide."""
+    context = browser.new_context(
+        viewport={"width": 1280, "height": 900}, locale="en-GB", base_url=live_server.url
+    )
+    context.set_default_timeout(TIMEOUT_MS)
+    tab = context.new_page()
+    errors: list[str] = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        yield tab
+    finally:
+        context.close()
+    assert not errors, f"JavaScript errors: {errors}"
+
+
+@pytest.fixture(autouse=True)
+def _fast_passwords(settings: Any) -> None:
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def set_now(monkeypatch: pytest.MonkeyPatch) -> Callable[[dt.datetime], None]:
+    """Fix the server clock (the live server and an in-process worker share the module)."""
+    from matches import clock
+
+    def setter(instant: dt.datetime) -> None:
+        monkeypatch.setattr(clock, "now", lambda: instant)
+
+    return setter
+
+
+def log_in(page: Any, username: str, password: str) -> None:
+    page.goto("/accounts/login/")
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_load_state()
+    assert "/accounts/login/" not in page.url, "the login was refused"
