@@ -1,0 +1,109 @@
+"""Fixtures of the public page tests: published lists built straight with the models (so
+these tests do not depend on the close service), a fixed clock, and page readers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from html import unescape
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from matches import clock
+from matches.models import Player
+from matches.months import Month
+from rankings.models import CurrentList, RankingEntry, RankingList
+
+BERLIN = ZoneInfo("Europe/Berlin")
+NOW = dt.datetime(2026, 5, 10, 12, 0, tzinfo=BERLIN)
+
+# (player, rank, FLADUB cents, results counted, previous rank or None)
+Row = tuple[Player, int, int, int, int | None]
+
+
+def publish(
+    month: str,
+    rows: Sequence[Row],
+    *,
+    discipline: str = "fido",
+    current: bool = True,
+    published_at: dt.datetime | None = None,
+) -> RankingList:
+    """A published list L(month) with the given entries (and the current pointer on it).
+
+    The list is written as ``computing`` and then flipped to ``published``, as the service
+    does: published lists refuse changes to their entries (a trigger on PostgreSQL).
+    """
+    day = Month.parse(month).first_day
+    at = published_at or dt.datetime(day.year, day.month, 1, 0, 5, tzinfo=BERLIN) + dt.timedelta(
+        days=32
+    )
+    ranking_list = RankingList.objects.create(
+        discipline=discipline, month=day, version=1, entry_count=len(rows), created_at=at
+    )
+    RankingEntry.objects.bulk_create(
+        [
+            RankingEntry(
+                ranking_list=ranking_list,
+                player=player,
+                rank=rank,
+                fladub_cents=cents,
+                results_counted=counted,
+                previous_rank=previous,
+                movement=None if previous is None else previous - rank,
+            )
+            for player, rank, cents, counted, previous in rows
+        ]
+    )
+    RankingList.objects.filter(pk=ranking_list.pk).update(
+        status=RankingList.Status.PUBLISHED, published_at=at
+    )
+    ranking_list.refresh_from_db()
+    if current:
+        CurrentList.objects.update_or_create(
+            discipline=discipline, defaults={"ranking_list": ranking_list, "updated_at": at}
+        )
+    return ranking_list
+
+
+def text(html: str) -> str:
+    """What a reader reads: tags dropped, entities decoded, white space collapsed."""
+    words = " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
+    return re.sub(r" ([,.;:])(?=\s|$)", r"\1", words)
+
+
+def visible_text(html: str) -> str:
+    """The text a sighted reader sees on a wide screen: screen-reader-only text and the
+    repeats shown on narrow screens only are dropped."""
+    html = re.sub(r'<span class="(visually-hidden|narrow-only)">.*?</span>', " ", html, flags=re.S)
+    return text(html)
+
+
+def ranking_rows(html: str) -> list[list[str]]:
+    """The cells of the ranking table's body, as visible text, row by row."""
+    body = re.search(r'<table class="ranking">.*?<tbody>(.*?)</tbody>', html, re.S)
+    assert body, "no ranking table"
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body.group(1), re.S)
+    return [
+        [visible_text(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
+        for row in rows
+    ]
+
+
+def parse_xml(data: str | bytes) -> ET.Element:
+    """Our own pages' SVG and Atom, parsed strictly (a malformed document fails the test)."""
+    return ET.fromstring(data)  # noqa: S314 - the service's own output, not untrusted input
+
+
+def svg_elements(html: str) -> list[ET.Element]:
+    """Every inline <svg> of a page, parsed as XML (fails if one is not well-formed)."""
+    return [parse_xml(svg) for svg in re.findall(r"<svg\b.*?</svg>", html, re.S)]
+
+
+@pytest.fixture
+def fixed_now(monkeypatch: pytest.MonkeyPatch) -> dt.datetime:
+    monkeypatch.setattr(clock, "now", lambda: NOW)
+    return NOW
