@@ -1,0 +1,613 @@
+"""Read queries of the public pages: rankings, players, clubs, the archive, the feed, badges.
+
+Every function here reads published data only (a list whose status is ``published``, and the
+registry and results behind it) and runs a fixed, small number of queries, whatever the size
+of the list: pages of a list of 1,000,000 entries are read through the ``(ranking_list,
+rank)`` index, never with a ``COUNT(*)`` over the list (its ``entry_count`` is stored) and
+never with a query per row.
+
+Paging a whole list (:func:`ranking_page` without filters) is exact and cheap at any depth:
+the first entry of a group of equal FLADUB sits at the position equal to its rank (rank =
+1 + the number of players with a strictly larger FLADUB), so page ``n`` starts at the
+largest rank ``r <= offset + 1`` and skips only ``offset + 1 - r`` entries of that group.
+Within a shared rank entries are ordered by federation id, as in every export.
+
+The player page's results (:func:`counting_results`) are recomputed from the stored results
+with the FLADUB core (:mod:`rankings.fladub`), the same code the ranking job runs, on the
+player's matches only: their match points need the opponents' published FLADUB in the list
+before each match, and the weights follow from the list's month. It differs from
+:func:`rankings.selectors.player_breakdown` in what a page needs: the other sides of every
+match (who the player played against, and the scores), a fixed six queries whatever the
+number of months, and player indices renumbered densely so that the core's per-player
+tables hold the few dozen players of those matches, not one slot per player id of a
+registry of a million.
+
+The general read queries (the current list, a month's list, the archive, a list's entries
+in order with filters, a player's history, merged records) are those of
+:mod:`rankings.selectors`; this module adds what only the pages need.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from django.db.models import Count, Q, QuerySet
+from django.db.models.functions import TruncMonth
+
+from matches.models import Club, Discipline, Match, Player, Secretary, SideMember, Status
+from matches.months import Month
+
+from . import fladub, selectors
+from .models import CurrentList, RankingEntry, RankingList
+
+PAGE_SIZE = 50
+MAX_PAGE_SIZE = 200
+FILTERED_COUNT_CAP = 10_000
+"""A filtered view counts its matches up to this many (a bounded count, not a list scan)."""
+MAX_MERGE_HOPS = 20
+
+
+class PageOutOfRange(LookupError):
+    """The requested page lies beyond the last page."""
+
+
+# --- lists ----------------------------------------------------------------------------------
+
+
+def current_lists() -> dict[str, RankingList]:
+    """Discipline -> the published list readers see now (one query)."""
+    pointers = CurrentList.objects.select_related("ranking_list").filter(
+        ranking_list__status=RankingList.Status.PUBLISHED
+    )
+    return {p.discipline: p.ranking_list for p in pointers}
+
+
+def latest_published(limit: int = 30) -> list[RankingList]:
+    """The most recently published lists (the Atom feed)."""
+    return list(
+        RankingList.objects.filter(status=RankingList.Status.PUBLISHED).order_by(
+            "-published_at", "-id"
+        )[:limit]
+    )
+
+
+def list_months(discipline: str) -> list[dt.date]:
+    """The months of the published lists of a discipline, newest first (month switcher)."""
+    return list(selectors.published_lists(discipline=discipline).values_list("month", flat=True))
+
+
+def top_entries(lists: Iterable[RankingList], n: int = 10) -> dict[int, list[RankingEntry]]:
+    """List id -> its first ``n`` entries (one query per list, each an index range)."""
+    return {
+        ranking_list.pk: list(selectors.list_entries(ranking_list=ranking_list)[:n])
+        for ranking_list in lists
+    }
+
+
+def top_entries_by_rank(list_ids: Sequence[int], max_rank: int) -> dict[int, list[RankingEntry]]:
+    """List id -> entries of rank <= ``max_rank`` (one query for all lists; the feed)."""
+    grouped: dict[int, list[RankingEntry]] = defaultdict(list)
+    rows = (
+        RankingEntry.objects.select_related("player")
+        .filter(ranking_list_id__in=list(list_ids), rank__lte=max_rank)
+        .order_by("ranking_list_id", "rank", "player__player_id")
+    )
+    for entry in rows:
+        grouped[entry.ranking_list_id].append(entry)
+    return grouped
+
+
+# --- the ranking page -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RankingFilters:
+    """What a reader narrowed the list to: a name (or federation id), a country, a club."""
+
+    q: str = ""
+    country: str = ""
+    club: str = ""
+
+    @property
+    def active(self) -> bool:
+        return bool(self.q or self.country or self.club)
+
+
+@dataclass
+class RankingPage:
+    entries: list[RankingEntry]
+    number: int
+    page_size: int
+    total: int
+    """Entries in the (filtered) list; a lower bound when ``total_capped``."""
+    total_capped: bool = False
+
+    @property
+    def num_pages(self) -> int:
+        return max(1, -(-self.total // self.page_size))
+
+    @property
+    def has_next(self) -> bool:
+        return self.number < self.num_pages
+
+    @property
+    def has_previous(self) -> bool:
+        return self.number > 1
+
+    @property
+    def first_position(self) -> int:
+        return (self.number - 1) * self.page_size + 1 if self.entries else 0
+
+    @property
+    def last_position(self) -> int:
+        return (self.number - 1) * self.page_size + len(self.entries)
+
+
+def ranking_page(
+    ranking_list: RankingList,
+    *,
+    filters: RankingFilters | None = None,
+    page: int = 1,
+    page_size: int = PAGE_SIZE,
+) -> RankingPage:
+    """One page of a published list, in list order (rank, then federation id).
+
+    Raises :class:`PageOutOfRange` for a page after the last one (page 1 always exists).
+    Without filters: two index-range queries at any depth (see the module docstring). With
+    filters: a bounded count (up to :data:`FILTERED_COUNT_CAP`) and one page query; the
+    name search uses a trigram index on PostgreSQL.
+    """
+    if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise ValueError("page and page_size must be positive")
+    filters = filters or RankingFilters()
+    offset = (page - 1) * page_size
+    if not filters.active:
+        total = ranking_list.entry_count
+        if offset and offset >= total:
+            raise PageOutOfRange(page)
+        anchor = (
+            RankingEntry.objects.filter(ranking_list=ranking_list, rank__lte=offset + 1)
+            .order_by("-rank")
+            .values_list("rank", flat=True)
+            .first()
+        )
+        if anchor is None:
+            return RankingPage(entries=[], number=page, page_size=page_size, total=total)
+        skip = offset + 1 - anchor
+        rows = selectors.list_entries(ranking_list=ranking_list).filter(rank__gte=anchor)
+        return RankingPage(
+            entries=list(rows[skip : skip + page_size]),
+            number=page,
+            page_size=page_size,
+            total=total,
+        )
+
+    entries = selectors.list_entries(
+        ranking_list=ranking_list,
+        country=filters.country or None,
+        club=filters.club or None,
+        search=filters.q or None,
+    )
+    total = entries.order_by()[:FILTERED_COUNT_CAP].count()
+    capped = total >= FILTERED_COUNT_CAP
+    if offset and offset >= total:
+        raise PageOutOfRange(page)
+    rows = entries[offset : offset + page_size]
+    return RankingPage(
+        entries=list(rows), number=page, page_size=page_size, total=total, total_capped=capped
+    )
+
+
+def list_countries() -> list[str]:
+    """The countries of the registry, for the country filter.
+
+    On PostgreSQL a loose index scan (a recursive query jumping from one country to the next
+    through the country index) reads one index entry per country instead of every player.
+    """
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(
+                """
+                WITH RECURSIVE c(country) AS (
+                    (SELECT country FROM matches_player ORDER BY country LIMIT 1)
+                    UNION ALL
+                    SELECT (SELECT p.country FROM matches_player p
+                            WHERE p.country > c.country ORDER BY p.country LIMIT 1)
+                    FROM c WHERE c.country IS NOT NULL
+                )
+                SELECT country FROM c WHERE country IS NOT NULL
+                """
+            )
+            return [row[0] for row in cursor.fetchall()]
+    return list(Player.objects.order_by("country").values_list("country", flat=True).distinct())
+
+
+CLUB_SELECT_LIMIT = 300
+
+
+def list_clubs(limit: int = CLUB_SELECT_LIMIT) -> tuple[list[Club], bool]:
+    """Up to ``limit`` clubs by id for the club filter, and whether there are more."""
+    clubs = list(Club.objects.order_by("club_id").only("club_id", "name", "country")[: limit + 1])
+    return clubs[:limit], len(clubs) > limit
+
+
+def all_clubs() -> QuerySet[Club]:
+    return Club.objects.order_by("country", "name")
+
+
+# --- players --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    month: dt.date
+    rank: int | None
+    fladub_cents: int
+    entry_count: int
+
+    @property
+    def fladub(self) -> float:
+        return self.fladub_cents / 100
+
+
+def player_history(player: Player, discipline: str) -> list[HistoryPoint]:
+    """One point per published list of the discipline since the player's first listing,
+    oldest first; a month whose list does not hold the player has rank None and FLADUB 0 (a
+    list holds only players with FLADUB > 0). Two queries."""
+    listed = {
+        row.month.first_day: row
+        for row in selectors.player_history(player=player, discipline=discipline)
+    }
+    if not listed:
+        return []
+    lists = (
+        selectors.published_lists(discipline=discipline)
+        .filter(month__gte=min(listed))
+        .order_by("month")
+        .values_list("month", "entry_count")
+    )
+    points = []
+    for month, entry_count in lists:
+        row = listed.get(month)
+        points.append(
+            HistoryPoint(
+                month=month,
+                rank=row.rank if row else None,
+                fladub_cents=int(row.fladub * 100) if row else 0,
+                entry_count=entry_count,
+            )
+        )
+    return points
+
+
+def player_entries(player: Player, lists: Iterable[RankingList]) -> dict[str, RankingEntry]:
+    """Discipline -> the player's entry in each given list (one query)."""
+    by_id = {ranking_list.pk: ranking_list for ranking_list in lists}
+    entries = RankingEntry.objects.filter(player=player, ranking_list_id__in=list(by_id))
+    return {by_id[e.ranking_list_id].discipline: e for e in entries}
+
+
+def player_disciplines(player: Player) -> set[str]:
+    """The disciplines in which the player has any result (one query, by index)."""
+    return set(
+        SideMember.objects.filter(player=player).values_list("discipline", flat=True).distinct()
+    )
+
+
+@dataclass
+class Opponent:
+    player_id: str
+    name: str
+
+
+@dataclass
+class CountingResult:
+    """One result of the player that counts in a list, with what it is worth."""
+
+    match: Match
+    month_played: dt.date
+    age: int
+    weight_twelfths: int
+    points: float
+    weighted: float
+    in_best: bool
+    side_score: int
+    place: int
+    sides: int
+    team: list[Opponent]
+    opponents: list[tuple[int, list[Opponent]]]
+    """(score, players) of every other side, best score first."""
+
+    @property
+    def weight(self) -> float:
+        return self.weight_twelfths / fladub.WINDOW_MONTHS
+
+    @property
+    def weight_next_twelfths(self) -> int:
+        return max(0, self.weight_twelfths - 1)
+
+    @property
+    def weight_next(self) -> float:
+        return self.weight_next_twelfths / fladub.WINDOW_MONTHS
+
+    @property
+    def weighted_next(self) -> float:
+        return self.points * self.weight_next_twelfths / fladub.WINDOW_MONTHS
+
+
+@dataclass
+class CountingResults:
+    ranking_list: RankingList
+    results: list[CountingResult] = field(default_factory=list)
+    fladub_cents: int = 0
+    """The sum of the best 20, rounded as published: equals the list's number unless the
+    results changed after the list was closed (a merge)."""
+    next_month_cents: int = 0
+    """What the same results would give in next month's list, with no new result."""
+
+    @property
+    def fladub(self) -> float:
+        return self.fladub_cents / 100
+
+    @property
+    def next_month(self) -> float:
+        return self.next_month_cents / 100
+
+
+def counting_results(player: Player, ranking_list: RankingList) -> CountingResults:
+    """Every result of ``player`` that counts in ``ranking_list``, best first.
+
+    Six queries, whatever the list's size: the player's results in the list's window, every
+    member of those matches, the matches and their clubs, the lists before the months
+    played, the opponents' entries in those lists, and each of those lists' top FLADUB.
+    """
+    month = Month.of(ranking_list.month)
+    first_month = month + (1 - fladub.WINDOW_MONTHS)
+    mine = SideMember.objects.filter(
+        player=player,
+        discipline=ranking_list.discipline,
+        counting_month__lte=month.first_day,
+        month_played__gte=first_month.first_day,
+        month_played__lte=month.first_day,
+    ).filter(Q(void_effective_month__isnull=True) | Q(void_effective_month__gt=month.first_day))
+    match_ids = list(mine.values_list("match_id", flat=True))
+    outcome = CountingResults(ranking_list=ranking_list)
+    if not match_ids:
+        return outcome
+
+    members = list(
+        SideMember.objects.filter(match_id__in=match_ids)
+        .order_by("match_id", "side_position", "player_id")
+        .values(
+            "match_id",
+            "month_played",
+            "counting_month",
+            "base",
+            "side_position",
+            "score",
+            "player_id",
+            "player__player_id",
+            "player__name",
+        )
+    )
+    matches = {m.pk: m for m in Match.objects.select_related("club").filter(pk__in=match_ids)}
+
+    # Dense player indices: the core sizes its tables by the largest index.
+    dense: dict[int, int] = {}
+    for row in members:
+        dense.setdefault(row["player_id"], len(dense))
+    sides = fladub.Sides(
+        match_id=np.array([r["match_id"] for r in members], dtype=np.int64),
+        month_played=np.array([Month.of(r["month_played"]).index for r in members], np.int32),
+        counting_month=np.array([Month.of(r["counting_month"]).index for r in members], np.int32),
+        base=np.array([r["base"] for r in members], dtype=np.float64),
+        side_no=np.array([r["side_position"] for r in members], dtype=np.int16),
+        score=np.array([r["score"] for r in members], dtype=np.float64),
+        player=np.array([dense[r["player_id"]] for r in members], dtype=np.int64),
+    )
+    published = _strength_lists(
+        discipline=ranking_list.discipline,
+        months_played={r["month_played"] for r in members},
+        dense=dense,
+    )
+    results = fladub.match_points(sides, published)
+    breakdown = fladub.player_breakdown(results, dense[player.pk], month.index)
+    outcome.fladub_cents = breakdown.fladub_cents
+
+    by_match: dict[int, dict[int, list[Any]]] = defaultdict(lambda: defaultdict(list))
+    for row in members:
+        by_match[row["match_id"]][row["side_position"]].append(row)
+    next_weighted: list[float] = []
+    for i in range(len(breakdown.match_id)):
+        match_pk = int(breakdown.match_id[i])
+        table = by_match[match_pk]
+        my_position = next(
+            pos for pos, rows in table.items() if any(r["player_id"] == player.pk for r in rows)
+        )
+        my_score = table[my_position][0]["score"]
+        others = sorted(
+            (
+                (rows[0]["score"], [_opponent(r) for r in rows])
+                for pos, rows in table.items()
+                if pos != my_position
+            ),
+            key=lambda side: -side[0],
+        )
+        result = CountingResult(
+            match=matches[match_pk],
+            month_played=Month.from_index(int(breakdown.month_played[i])).first_day,
+            age=int(breakdown.age[i]),
+            weight_twelfths=int(breakdown.weight_twelfths[i]),
+            points=float(breakdown.points[i]),
+            weighted=float(breakdown.weighted[i]),
+            in_best=bool(breakdown.in_best[i]),
+            side_score=my_score,
+            place=1 + sum(1 for score, _ in others if score > my_score),
+            sides=len(table),
+            team=[_opponent(r) for r in table[my_position] if r["player_id"] != player.pk],
+            opponents=others,
+        )
+        outcome.results.append(result)
+        next_weighted.append(result.weighted_next)
+    best_next = sorted(next_weighted, reverse=True)[: fladub.BEST_OF]
+    outcome.next_month_cents = int(fladub.round_half_away_cents(np.array([sum(best_next)]))[0])
+    return outcome
+
+
+def _opponent(row: Any) -> Opponent:
+    return Opponent(player_id=row["player__player_id"], name=row["player__name"])
+
+
+def _strength_lists(
+    *, discipline: str, months_played: set[dt.date], dense: dict[int, int]
+) -> dict[int, fladub.PublishedList]:
+    """The published lists L(M - 1) the given matches need, restricted to their players.
+
+    Each restricted list also carries its top FLADUB (under an index no player uses), so
+    that q = F / F_max divides by the whole list's maximum, as the ranking job does.
+    """
+    before = {Month.of(m).prev().first_day for m in months_played}
+    lists = dict(
+        RankingList.objects.filter(
+            discipline=discipline, status=RankingList.Status.PUBLISHED, month__in=before
+        ).values_list("pk", "month")
+    )
+    if not lists:
+        return {}
+    cents: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    for list_id, player_pk, value in RankingEntry.objects.filter(
+        ranking_list_id__in=list(lists), player_id__in=list(dense)
+    ).values_list("ranking_list_id", "player_id", "fladub_cents"):
+        cents[list_id].append((dense[player_pk], value))
+    tops: dict[int, int] = {}
+    for list_id, value in RankingEntry.objects.filter(
+        ranking_list_id__in=list(lists), rank=1
+    ).values_list("ranking_list_id", "fladub_cents"):
+        tops[list_id] = max(tops.get(list_id, 0), value)
+    outside = len(dense)
+    published: dict[int, fladub.PublishedList] = {}
+    for list_id, list_month in lists.items():
+        rows = [*cents[list_id], (outside, tops[list_id])] if list_id in tops else cents[list_id]
+        if not rows:
+            continue
+        published[Month.of(list_month).index] = fladub.PublishedList(
+            player=np.array([r[0] for r in rows], dtype=np.int64),
+            fladub_cents=np.array([r[1] for r in rows], dtype=np.int64),
+        )
+    return published
+
+
+# --- clubs ----------------------------------------------------------------------------------
+
+
+def club_by_id(club_id: str) -> Club | None:
+    return Club.objects.filter(club_id=club_id).first()
+
+
+@dataclass
+class ClubMember:
+    player: Player
+    entries: dict[str, RankingEntry]
+
+
+def club_members(club: Club, lists: Iterable[RankingList]) -> list[ClubMember]:
+    """The club's players (merged records left out) with their entries in the given lists,
+    ordered by their rank in the first list, then the next, then by name (two queries)."""
+    players = list(
+        Player.objects.filter(club=club, merged_into__isnull=True).order_by("name", "player_id")
+    )
+    by_id = {ranking_list.pk: ranking_list for ranking_list in lists}
+    entries: dict[int, dict[str, RankingEntry]] = defaultdict(dict)
+    if players and by_id:
+        for entry in RankingEntry.objects.filter(
+            ranking_list_id__in=list(by_id), player__club=club
+        ):
+            entries[entry.player_id][by_id[entry.ranking_list_id].discipline] = entry
+    members = [ClubMember(player=p, entries=entries.get(p.pk, {})) for p in players]
+    order = [ranking_list.discipline for ranking_list in by_id.values()]
+    unranked = 1 << 62
+    members.sort(
+        key=lambda m: tuple(m.entries[d].rank if d in m.entries else unranked for d in order)
+    )
+    return members
+
+
+def club_recent_matches(club: Club, limit: int = 20) -> list[Match]:
+    """The club's latest valid results (not voided), played most recently first, with their
+    sides and players (three queries)."""
+    from matches.selectors import match_list
+
+    return list(
+        match_list(club=club).filter(voided_at__isnull=True).order_by("-date_played", "-id")[:limit]
+    )
+
+
+@dataclass(frozen=True)
+class Punctuality:
+    month: dt.date
+    total: int
+    on_time: int
+
+    @property
+    def late(self) -> int:
+        return self.total - self.on_time
+
+    @property
+    def share(self) -> float | None:
+        return self.on_time / self.total if self.total else None
+
+    @property
+    def percent(self) -> int | None:
+        return None if self.share is None else round(self.share * 100)
+
+
+def club_punctuality(club: Club, *, last: Month, months: int = 12) -> list[Punctuality]:
+    """Per month played (the ``months`` up to ``last``, oldest first): the club's matches
+    and how many were submitted on time. A correction is not a new submission: only first
+    revisions count. One query."""
+    first = last + (1 - months)
+    rows = (
+        Match.objects.filter(
+            club=club,
+            revision=1,
+            date_played__gte=first.first_day,
+            date_played__lte=last.last_day,
+        )
+        .annotate(month=TruncMonth("date_played"))
+        .values("month")
+        .annotate(total=Count("id"), on_time=Count("id", filter=Q(status=Status.ON_TIME)))
+    )
+    found: dict[dt.date, tuple[int, int]] = {}
+    for row in rows:
+        month = row["month"]
+        day = month.date() if isinstance(month, dt.datetime) else month
+        found[day.replace(day=1)] = (row["total"], row["on_time"])
+    out = []
+    for i in range(months):
+        day = (first + i).first_day
+        total, on_time = found.get(day, (0, 0))
+        out.append(Punctuality(month=day, total=total, on_time=on_time))
+    return out
+
+
+def club_member_count(club: Club) -> int:
+    return Player.objects.filter(club=club, merged_into__isnull=True).count()
+
+
+# --- navigation -----------------------------------------------------------------------------
+
+
+def is_secretary(user: Any) -> bool:
+    if not getattr(user, "is_authenticated", False):
+        return False
+    return bool(user.is_staff) or Secretary.objects.filter(user=user).exists()
+
+
+DISCIPLINES: tuple[str, ...] = tuple(Discipline.values)

@@ -1,0 +1,451 @@
+"""The public pages: world ranking per discipline, players, clubs, archive, badges.
+
+No login needed. Each view checks its input (404 for an unknown discipline, player, club or
+list; 400 for a malformed month, page or filter), calls the read queries of
+:mod:`rankings.selectors_public` and renders. Every page reads a fixed number of queries,
+whatever the size of the list.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.core.exceptions import BadRequest
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.http import urlencode
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET
+
+from matches import clock
+from matches.models import Player, club_id_validator
+from matches.months import Month, local_month
+
+from . import badges, charts, export, selectors
+from . import selectors_public as public
+from .models import RankingList
+from .names import CATEGORY_NAMES, DISCIPLINE_GAMES, DISCIPLINE_NAMES, DISCIPLINE_TITLES
+
+MAX_QUERY_LENGTH = 100
+MAX_PAGE = 1_000_000
+_COUNTRY = re.compile(r"^[A-Za-z]{2}$")
+_PAGE = re.compile(r"^[0-9]{1,7}$")
+BADGE_MAX_AGE = 60 * 60  # a list changes once a month; an hour keeps embeds fresh enough
+
+
+# --- input ----------------------------------------------------------------------------------
+
+
+def _discipline(value: str) -> str:
+    if value not in DISCIPLINE_NAMES:
+        raise Http404(_("No such discipline."))
+    return value
+
+
+def _month(value: str) -> Month:
+    try:
+        return Month.parse(value)
+    except ValueError:
+        raise BadRequest(_("A month is written YYYY-MM, for example 2026-03.")) from None
+
+
+def _page(request: HttpRequest) -> int:
+    raw = request.GET.get("page", "1").strip() or "1"
+    if not _PAGE.match(raw) or not 1 <= int(raw) <= MAX_PAGE:
+        raise BadRequest(_("The page must be a whole number from 1."))
+    return int(raw)
+
+
+def _filters(request: HttpRequest) -> public.RankingFilters:
+    q = " ".join(request.GET.get("q", "").split())
+    if len(q) > MAX_QUERY_LENGTH:
+        raise BadRequest(_("The search text is too long."))
+    country = request.GET.get("country", "").strip()
+    if country and not _COUNTRY.match(country):
+        raise BadRequest(_("A country is a two-letter code such as DE."))
+    club = request.GET.get("club", "").strip()
+    if club:
+        try:
+            club_id_validator(club)
+        except Exception:
+            raise BadRequest(_("A club id looks like CLUB-7.")) from None
+    return public.RankingFilters(q=q, country=country.upper(), club=club)
+
+
+def _query(**params: Any) -> str:
+    """A query string of the non-empty parameters (for links that keep the filters)."""
+    return urlencode({k: v for k, v in params.items() if v not in ("", None, 1)})
+
+
+# --- pages ----------------------------------------------------------------------------------
+
+
+def _discipline_tabs(current: str) -> list[dict[str, Any]]:
+    return [
+        {
+            "code": code,
+            "name": name,
+            "url": reverse("rankings:ranking", args=[code]),
+            "current": code == current,
+        }
+        for code, name in DISCIPLINE_NAMES.items()
+    ]
+
+
+@require_GET
+def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> HttpResponse:
+    discipline = _discipline(discipline)
+    if month is None:
+        ranking_list = selectors.current_list(discipline=discipline)
+    else:
+        ranking_list = selectors.list_for_month(discipline=discipline, month=_month(month))
+        if ranking_list is None:
+            raise Http404(_("No list of that month has been published."))
+    filters = _filters(request)
+    page_number = _page(request)
+    context: dict[str, Any] = {
+        "discipline": discipline,
+        "discipline_name": DISCIPLINE_NAMES[discipline],
+        "title": DISCIPLINE_TITLES[discipline],
+        "game": DISCIPLINE_GAMES[discipline],
+        "tabs": _discipline_tabs(discipline),
+        "ranking_list": ranking_list,
+        "filters": filters,
+        "is_archive": month is not None,
+    }
+    if ranking_list is None:
+        return render(request, "rankings/ranking.html", context)
+    try:
+        page = public.ranking_page(ranking_list, filters=filters, page=page_number)
+    except public.PageOutOfRange:
+        raise Http404(_("That page is beyond the end of the list.")) from None
+    clubs, more_clubs = public.list_clubs()
+    list_month = Month.of(ranking_list.month)
+    current = selectors.current_list(discipline=discipline) if month is not None else ranking_list
+    base = request.path
+    keep = {"q": filters.q, "country": filters.country, "club": filters.club}
+    context.update(
+        page=page,
+        list_month=list_month,
+        is_current=current is not None and current.pk == ranking_list.pk,
+        current_list=current,
+        months=public.list_months(discipline),
+        countries=public.list_countries(),
+        clubs=clubs,
+        club_select=not more_clubs,
+        first_url=f"{base}?{_query(**keep)}".rstrip("?"),
+        prev_url=f"{base}?{_query(**keep, page=page.number - 1)}".rstrip("?"),
+        next_url=f"{base}?{_query(**keep, page=page.number + 1)}",
+        last_url=f"{base}?{_query(**keep, page=page.num_pages)}".rstrip("?"),
+        keep=keep,
+        downloads=_downloads(discipline, list_month),
+    )
+    return render(request, "rankings/ranking.html", context)
+
+
+def _downloads(discipline: str, month: Month) -> dict[str, str]:
+    return {
+        "csv": reverse("rankings:ranking_csv", args=[discipline, str(month)]),
+        "json": reverse("rankings:ranking_json", args=[discipline, str(month)]),
+    }
+
+
+@require_GET
+def archive(request: HttpRequest) -> HttpResponse:
+    """Every published list: one row per month, one column per discipline."""
+    by_month: dict[Any, dict[str, RankingList]] = {}
+    total = 0
+    for code in DISCIPLINE_NAMES:
+        for ranking_list in selectors.published_lists(discipline=code):
+            by_month.setdefault(ranking_list.month, {})[code] = ranking_list
+            total += 1
+    rows = [
+        {"month": month, "cells": [cells.get(code) for code in DISCIPLINE_NAMES]}
+        for month, cells in sorted(by_month.items(), reverse=True)
+    ]
+    current = {rl.pk for rl in public.current_lists().values()}
+    return render(
+        request,
+        "rankings/archive.html",
+        {
+            "rows": rows,
+            "columns": [(code, DISCIPLINE_TITLES[code]) for code in DISCIPLINE_NAMES],
+            "current_ids": current,
+            "total": total,
+        },
+    )
+
+
+def _player_or_redirect(player_id: str, view: str, request: HttpRequest) -> Player | HttpResponse:
+    """The player of a federation id, or a permanent redirect to the record a merged one
+    lives on in (the old address keeps working); 404 for an unknown id."""
+    found = selectors.resolve_player(player_id)
+    if found is None:
+        raise Http404(_("No such player."))
+    if found.player_id == player_id:
+        return found
+    url = reverse(view, args=[found.player_id])
+    if request.GET:
+        url += "?" + request.GET.urlencode()
+    return redirect(url, permanent=True)
+
+
+def _history_charts(points: list[public.HistoryPoint], name: str, code: str) -> dict[str, Any]:
+    labels = [f"{p.month:%Y-%m}" for p in points]
+    discipline = DISCIPLINE_NAMES[code]
+    fladubs = [p.fladub for p in points]
+    ranks = [p.rank for p in points]
+    listed = [p for p in points if p.rank is not None]
+    best = min(listed, key=lambda p: (p.rank, p.month)) if listed else None
+    fladub_desc = _(
+        "%(name)s's FLADUB in each %(discipline)s list from %(first)s to %(last)s: "
+        "highest %(high).2f, latest %(latest).2f."
+    ) % {
+        "name": name,
+        "discipline": discipline,
+        "first": labels[0],
+        "last": labels[-1],
+        "high": max(fladubs),
+        "latest": fladubs[-1],
+    }
+    rank_desc = (
+        _(
+            "%(name)s's world rank in each %(discipline)s list: best %(best)d (%(month)s), "
+            "latest %(latest)s. Rank 1 is at the top."
+        )
+        % {
+            "name": name,
+            "discipline": discipline,
+            "best": best.rank,
+            "month": f"{best.month:%Y-%m}",
+            "latest": ranks[-1] if ranks[-1] is not None else _("not listed"),
+        }
+        if best
+        else ""
+    )
+    return {
+        "fladub_svg": mark_safe(  # noqa: S308 - charts.line_chart escapes every text it writes
+            charts.line_chart(
+                labels=labels,
+                series=[charts.Series(_("FLADUB"), fladubs)],
+                title=_("FLADUB history (%(discipline)s)") % {"discipline": discipline},
+                desc=fladub_desc,
+                chart_id=f"chart-fladub-{code}",
+                height=220,
+            )
+        ),
+        "rank_svg": mark_safe(  # noqa: S308 - as above
+            charts.line_chart(
+                labels=labels,
+                series=[charts.Series(_("Rank"), ranks)],
+                title=_("World rank history (%(discipline)s)") % {"discipline": discipline},
+                desc=rank_desc,
+                chart_id=f"chart-rank-{code}",
+                height=220,
+                invert=True,
+                integer=True,
+                value_format=lambda v: f"{v:.0f}",
+                no_data=_("Not listed"),
+            )
+        ),
+    }
+
+
+@require_GET
+def player(request: HttpRequest, player_id: str) -> HttpResponse:
+    found = _player_or_redirect(player_id, "rankings:player", request)
+    if isinstance(found, HttpResponse):
+        return found
+    lists = public.current_lists()
+    standings = public.player_entries(found, lists.values())
+    played = public.player_disciplines(found)
+    shown = [code for code in DISCIPLINE_NAMES if code in standings or code in played]
+    requested = request.GET.get("discipline", "")
+    if requested:
+        if requested not in DISCIPLINE_NAMES:
+            raise BadRequest(_("No such discipline."))
+        selected = requested
+    elif standings:
+        selected = min(standings, key=lambda code: standings[code].rank)
+    else:
+        selected = shown[0] if shown else "fido"
+    ranking_list = lists.get(selected)
+    results = public.counting_results(found, ranking_list) if ranking_list is not None else None
+    points = public.player_history(found, selected)
+    badge_path = reverse("rankings:player_badge", args=[found.player_id])
+    entry = standings.get(selected)
+    context: dict[str, Any] = {
+        "player": found,
+        "selected": selected,
+        "selected_name": DISCIPLINE_NAMES[selected],
+        "tabs": [
+            {
+                "code": code,
+                "name": DISCIPLINE_NAMES[code],
+                "entry": standings.get(code),
+                "list": lists.get(code),
+                "current": code == selected,
+                "url": f"?{urlencode({'discipline': code})}",
+            }
+            for code in (shown or [selected])
+        ],
+        "entry": entry,
+        "ranking_list": ranking_list,
+        "results": results,
+        "history": list(reversed(points)),
+        "charts": _history_charts(points, found.name, selected) if points else None,
+        "badge_path": badge_path,
+        "badge_alt": _badge_text(selected, entry)[2],
+        "badge_snippets": _badge_snippets(request, found),
+        "category_names": CATEGORY_NAMES,
+    }
+    return render(request, "rankings/player.html", context)
+
+
+def _badge_snippets(request: HttpRequest, player: Player) -> dict[str, str]:
+    """The code a player pastes into a web page or a README to show their badge."""
+    page = request.build_absolute_uri(reverse("rankings:player", args=[player.player_id]))
+    badge = request.build_absolute_uri(reverse("rankings:player_badge", args=[player.player_id]))
+    alt = _("FIDO world ranking of %(name)s") % {"name": player.name}
+    markdown_alt = re.sub(r"([\\\[\]])", r"\\\1", alt)
+    html = format_html('<a href="{}"><img src="{}" alt="{}" height="20"></a>', page, badge, alt)
+    return {
+        "html": str(html),
+        "markdown": f"[![{markdown_alt}]({badge})]({page})",
+    }
+
+
+def _badge_text(discipline: str, entry: Any) -> tuple[str, str, str]:
+    label = (
+        _("FIDO world rank")
+        if discipline == "fido"
+        else _("%(discipline)s world rank") % {"discipline": DISCIPLINE_NAMES[discipline]}
+    )
+    if entry is None:
+        message = _("unranked")
+    else:
+        message = _("%(rank)d · FLADUB %(fladub)s") % {
+            "rank": entry.rank,
+            "fladub": f"{entry.fladub_cents / 100:.2f}",
+        }
+    return label, message, f"{label} {message}"
+
+
+@require_GET
+def player_badge(request: HttpRequest, player_id: str) -> HttpResponse:
+    found = _player_or_redirect(player_id, "rankings:player_badge", request)
+    if isinstance(found, HttpResponse):
+        return found
+    discipline = request.GET.get("discipline", "fido")
+    if discipline not in DISCIPLINE_NAMES:
+        raise BadRequest(_("No such discipline."))
+    ranking_list = selectors.current_list(discipline=discipline)
+    entry = (
+        public.player_entries(found, [ranking_list]).get(discipline)
+        if ranking_list is not None
+        else None
+    )
+    label, message, _whole = _badge_text(discipline, entry)
+    colour = badges.GREY if entry is None else badges.GREEN if entry.rank <= 100 else badges.BLUE
+    response = HttpResponse(
+        badges.badge_svg(label, message, colour), content_type="image/svg+xml; charset=utf-8"
+    )
+    response["Cache-Control"] = f"public, max-age={BADGE_MAX_AGE}"
+    response["X-Content-Type-Options"] = "nosniff"
+    # Embedded on other sites: let them load it, but never run anything inside it.
+    response["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'"
+    response["Cross-Origin-Resource-Policy"] = "cross-origin"
+    return response
+
+
+@require_GET
+def clubs(request: HttpRequest) -> HttpResponse:
+    by_country: dict[str, list[Any]] = {}
+    for club in public.all_clubs():
+        by_country.setdefault(club.country, []).append(club)
+    return render(
+        request,
+        "rankings/clubs.html",
+        {"by_country": sorted(by_country.items()), "total": sum(map(len, by_country.values()))},
+    )
+
+
+@require_GET
+def club(request: HttpRequest, club_id: str) -> HttpResponse:
+    found = public.club_by_id(club_id)
+    if found is None:
+        raise Http404(_("No such club."))
+    lists = public.current_lists()
+    ordered_lists = [lists[code] for code in DISCIPLINE_NAMES if code in lists]
+    members = public.club_members(found, ordered_lists)
+    today = local_month(clock.now(), clock.federation_tz())
+    punctuality = public.club_punctuality(found, last=today)
+    submitted = [p for p in punctuality if p.total]
+    total = sum(p.total for p in submitted)
+    on_time = sum(p.on_time for p in submitted)
+    return render(
+        request,
+        "rankings/club.html",
+        {
+            "club": found,
+            "members": members,
+            "lists": ordered_lists,
+            "discipline_names": DISCIPLINE_NAMES,
+            "recent": public.club_recent_matches(found),
+            "punctuality": punctuality,
+            "punctuality_total": total,
+            "punctuality_on_time": on_time,
+            "punctuality_percent": round(100 * on_time / total) if total else None,
+            "category_names": CATEGORY_NAMES,
+        },
+    )
+
+
+# --- downloads ------------------------------------------------------------------------------
+
+DOWNLOAD_MAX_AGE = 24 * 60 * 60  # a published list never changes
+
+
+def _download_list(discipline: str, month: str) -> RankingList:
+    ranking_list = selectors.list_for_month(discipline=_discipline(discipline), month=_month(month))
+    if ranking_list is None:
+        raise Http404(_("No list of that month has been published."))
+    return ranking_list
+
+
+def _download_response(
+    chunks: Any, *, content_type: str, ranking_list: RankingList, extension: str
+) -> StreamingHttpResponse:
+    response = StreamingHttpResponse(chunks, content_type=content_type)
+    name = f"{ranking_list.discipline}-ranking-{ranking_list.month:%Y-%m}.{extension}"
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["Cache-Control"] = f"public, max-age={DOWNLOAD_MAX_AGE}"
+    return response
+
+
+@require_GET
+def ranking_csv(request: HttpRequest, discipline: str, month: str) -> StreamingHttpResponse:
+    """L(month) as CSV, streamed in list order (the format of ``export_ranking``)."""
+    ranking_list = _download_list(discipline, month)
+    return _download_response(
+        export.csv_pieces(ranking_list),
+        content_type="text/csv; charset=utf-8",
+        ranking_list=ranking_list,
+        extension="csv",
+    )
+
+
+@require_GET
+def ranking_json(request: HttpRequest, discipline: str, month: str) -> StreamingHttpResponse:
+    """L(month) as JSON, streamed in list order (the format of ``export_ranking``)."""
+    ranking_list = _download_list(discipline, month)
+    return _download_response(
+        export.json_pieces(ranking_list),
+        content_type="application/json; charset=utf-8",
+        ranking_list=ranking_list,
+        extension="json",
+    )
