@@ -8,6 +8,7 @@ Each page must load without a JavaScript error and show its heading. The picture
 from __future__ import annotations
 
 import datetime as dt
+import io
 import os
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,7 @@ def shoot(page: Any, path: str, target: Path, *, heading: str | None = None) -> 
 
 def test_screenshots_of_the_main_pages(page: Any, set_now: Any, out_dir: Path) -> None:
     set_now(NOW)
-    call_command("seed_demo", stdout=open(os.devnull, "w"))  # noqa: SIM115
+    call_command("seed_demo", stdout=io.StringIO())
     top = (
         RankingEntry.objects.filter(
             ranking_list__discipline="fido", ranking_list__status="published"
