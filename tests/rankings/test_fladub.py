@@ -300,6 +300,11 @@ def test_results_not_yet_counting_or_too_old_are_left_out() -> None:
     assert cents_of(ranking) == {A: 83}
     assert ranking.results_counted.tolist() == [1]
     assert sides.in_window(MARCH).match_id.tolist() == [3, 3]
+    # player_totals applies the same window to rows the loader did not trim.
+    totals = fladub.player_totals(fladub.match_points(sides, {}), MARCH)
+    assert totals.player.tolist() == [A, B]
+    assert totals.results_counted.tolist() == [1, 1]
+    assert totals.fladub_cents.tolist() == [83, 0]
 
 
 def test_previous_rank_movement_and_new() -> None:
