@@ -124,6 +124,7 @@ def month_close(
                 window.sides, month.index, window.published, player_order=window.player_order
             )
             del window
+            tracker.stage_done()
             _test_pause("compute")
 
             tracker.stage("write")
@@ -138,6 +139,7 @@ def month_close(
                 count = writer.write_entries(ranking_list=ranking_list, ranking=ranking)
                 RankingList.objects.filter(pk=ranking_list.pk).update(entry_count=count)
             del ranking
+            tracker.stage_done()
             _test_pause("write")
 
             tracker.stage("publish")
@@ -472,8 +474,13 @@ class _Tracker:
 
     def _finish_stage(self) -> None:
         if self.current is not None:
-            self.timings[self.current] = round(time.perf_counter() - self.started, 4)
+            self.timings[self.current] = round(time.perf_counter() - self.started, 3)
             self.current = None
+
+    def stage_done(self) -> None:
+        """Record the current stage's time now (before a pause or a slow next step)."""
+        self._finish_stage()
+        self._save(timings=dict(self.timings))
 
     def stage(self, name: str) -> None:
         self._finish_stage()

@@ -1,0 +1,278 @@
+"""The close on real workers, Redis and PostgreSQL: through a worker, a worker killed mid-job,
+a duplicate delivery, two closes at once, an exception half-way.
+
+These run only against the real servers (markers ``postgres`` and ``redis``; under
+``CI=true`` a missing server fails them). Rows must be committed for the workers to see
+them, hence ``transaction=True``.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import numpy as np
+import pytest
+from django.core.management import call_command
+from django.db import connection, connections
+
+from matches.months import Month
+from rankings import fladub, loader, services, writer
+from rankings.models import CloseRun, CurrentList, RankingEntry, RankingList
+from rankings.selectors import current_list
+from tests.rankings.factories import after_deadline, random_results
+
+pytestmark = [
+    pytest.mark.postgres,
+    pytest.mark.redis,
+    pytest.mark.django_db(transaction=True),
+]
+ROOT = Path(__file__).resolve().parents[2]
+MONTHS = [Month(2025, 6) + i for i in range(10)]  # 2025-06 .. 2026-03
+TARGET = MONTHS[-1]
+
+
+@pytest.fixture
+def history() -> None:
+    """Random results over ten months, every month but the last one closed."""
+    random_results(seed=11, matches=300, players=90, months=MONTHS)
+    for month in MONTHS[:-1]:
+        services.month_close(month=month, discipline="fido", now=after_deadline(month))
+
+
+def entries(ranking_list: RankingList) -> list[tuple[int, int, int, int, int | None]]:
+    return list(
+        RankingEntry.objects.filter(ranking_list=ranking_list)
+        .order_by("rank", "player__player_id")
+        .values_list("player_id", "rank", "fladub_cents", "results_counted", "previous_rank")
+    )
+
+
+def undisturbed(month: Month) -> list[tuple[int, int, int, int, int | None]]:
+    """The list a single clean run computes from the same data (the portable path)."""
+    window = loader.load_window(discipline="fido", month=month, portable=True)
+    ranking = fladub.compute_list(
+        window.sides, month.index, window.published, player_order=window.player_order
+    )
+    return [
+        (p, r, c, n, None if prev == 0 else prev)
+        for p, r, c, n, prev in zip(
+            ranking.player.tolist(),
+            ranking.rank.tolist(),
+            ranking.fladub_cents.tolist(),
+            ranking.results_counted.tolist(),
+            ranking.previous_rank.tolist(),
+            strict=True,
+        )
+    ]
+
+
+def wait_for(condition: Callable[[], bool], timeout: float, what: str) -> None:
+    give_up = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > give_up:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.2)
+
+
+def run_of(pk: int) -> CloseRun:
+    return CloseRun.objects.get(pk=pk)
+
+
+# --- through a worker -------------------------------------------------------------------------
+
+
+def test_close_month_command_waits_for_the_worker(history, live_worker, capsys) -> None:
+    call_command("close_month", str(TARGET), "--discipline", "fido", "--timeout", "120")
+    out = capsys.readouterr().out
+    assert f"fido {TARGET}: closing on a worker (run " in out
+    assert f"fido {TARGET}: published (list " in out
+    assert [line.split()[0] for line in out.splitlines()[2:]] == [
+        "load",
+        "compute",
+        "write",
+        "publish",
+    ]
+    published = RankingList.objects.get(month=TARGET.first_day, status="published")
+    assert entries(published) == undisturbed(TARGET)
+    assert current_list(discipline="fido") == published
+    run = CloseRun.objects.get(month=TARGET.first_day)
+    assert run.task_id and run.state == "succeeded" and run.attempts == 1
+
+
+def test_a_duplicate_delivery_publishes_nothing_twice(history, live_worker) -> None:
+    first = services.close_enqueue(month=TARGET, discipline="fido")
+    second = services.close_enqueue(month=TARGET, discipline="fido")
+    for run in (first, second):
+        wait_for(lambda run=run: run_of(run.pk).is_finished, 120, f"run {run.pk}")
+    one, two = run_of(first.pk), run_of(second.pk)
+    assert (one.state, two.state) == ("succeeded", "succeeded")
+    assert one.ranking_list_id == two.ranking_list_id
+    assert RankingList.objects.filter(month=TARGET.first_day).count() == 1
+
+
+def test_an_exception_half_way_leaves_the_previous_list_live(
+    history, live_worker, monkeypatch
+) -> None:
+    previous = current_list(discipline="fido")
+    assert previous is not None and Month.of(previous.month) == TARGET.prev()
+
+    def broken(**_kwargs):
+        raise RuntimeError("the disk is full (simulated)")
+
+    monkeypatch.setattr(writer, "write_entries", broken)
+    run = services.close_enqueue(month=TARGET, discipline="fido")
+    wait_for(lambda: run_of(run.pk).is_finished, 120, "the failing run")
+    failed = run_of(run.pk)
+    assert failed.state == CloseRun.State.FAILED
+    assert failed.error == "RuntimeError: the disk is full (simulated)"
+    assert failed.stage == "write"
+    assert current_list(discipline="fido") == previous
+    assert not RankingList.objects.filter(month=TARGET.first_day, status="published").exists()
+    assert not RankingEntry.objects.filter(ranking_list__month=TARGET.first_day).exists()
+
+
+def test_two_closes_at_once_publish_one_list(history) -> None:
+    barrier = threading.Barrier(2)
+    results: list[int] = []
+    errors: list[BaseException] = []
+
+    def close() -> None:
+        try:
+            barrier.wait()
+            listed = services.month_close(
+                month=TARGET, discipline="fido", now=after_deadline(TARGET)
+            )
+            results.append(listed.pk)
+        except BaseException as exc:
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=close) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert not errors, errors
+    assert len(results) == 2 and results[0] == results[1]
+    assert RankingList.objects.filter(month=TARGET.first_day).count() == 1
+    assert entries(RankingList.objects.get(pk=results[0])) == undisturbed(TARGET)
+    assert sorted(
+        CloseRun.objects.filter(month=TARGET.first_day).values_list("state", flat=True)
+    ) == [
+        "succeeded",
+        "succeeded",
+    ]
+
+
+# --- a worker killed mid-job ------------------------------------------------------------------
+
+
+def _database_url() -> str:
+    s = connection.settings_dict
+    user = quote(s["USER"] or "", safe="")
+    password = f":{quote(s['PASSWORD'], safe='')}" if s["PASSWORD"] else ""
+    host = s["HOST"] or "127.0.0.1"
+    port = f":{s['PORT']}" if s["PORT"] else ""
+    return f"postgres://{user}{password}@{host}{port}/{s['NAME']}"
+
+
+@pytest.fixture
+def worker_process(tmp_path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
+    """Start ``celery -A fido worker`` subprocesses on the test database; stop them after."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start(name: str, **extra_env: str) -> subprocess.Popen[bytes]:
+        env = {
+            **os.environ,
+            "DATABASE_URL": _database_url(),
+            "CELERY_VISIBILITY_TIMEOUT": "3",
+            "DJANGO_SETTINGS_MODULE": "fido.settings.base",
+            **extra_env,
+        }
+        log = (tmp_path / f"{name}.log").open("wb")
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "celery",
+                "-A",
+                "fido",
+                "worker",
+                "--pool",
+                "solo",
+                "--loglevel",
+                "INFO",
+                "--without-mingle",
+                "--without-gossip",
+                "--hostname",
+                f"{name}-{uuid.uuid4().hex[:8]}@%h",
+            ],
+            cwd=ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            try:
+                process.wait(30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(10)
+
+
+def test_a_worker_killed_mid_job_is_redelivered_and_publishes_once(
+    history, worker_process, tmp_path
+) -> None:
+    from fido.celery import app
+
+    app.control.purge()
+    expected = undisturbed(TARGET)
+    doomed = worker_process(
+        "doomed", FIDO_TEST_CLOSE_PAUSE_SECONDS="120", FIDO_TEST_CLOSE_PAUSE_STAGE="write"
+    )
+    run = services.close_enqueue(month=TARGET, discipline="fido")
+
+    # The job wrote its entries and sleeps before publishing: kill the worker there.
+    wait_for(lambda: "write" in run_of(run.pk).timings, 120, "the job to finish writing")
+    attempt = RankingList.objects.get(month=TARGET.first_day)
+    assert attempt.status == RankingList.Status.COMPUTING
+    assert RankingEntry.objects.filter(ranking_list=attempt).count() == len(expected)
+    os.kill(doomed.pid, signal.SIGKILL)
+    doomed.wait(30)
+    assert run_of(run.pk).state == CloseRun.State.RUNNING  # nobody told the record
+    assert current_list(discipline="fido") == RankingList.objects.get(month=TARGET.prev().first_day)
+
+    # Another worker: Redis hands it the unacknowledged task after the visibility timeout.
+    worker_process("rescuer")
+    wait_for(
+        lambda: run_of(run.pk).state == CloseRun.State.SUCCEEDED,
+        120,
+        "the redelivered task (log: " + str(tmp_path / "rescuer.log") + ")",
+    )
+    finished = run_of(run.pk)
+    assert finished.attempts == 2
+    lists = RankingList.objects.filter(month=TARGET.first_day).order_by("version")
+    assert [(x.version, x.status) for x in lists] == [(1, "failed"), (2, "published")]
+    published = lists[1]
+    assert finished.ranking_list_id == published.pk
+    assert not RankingEntry.objects.filter(ranking_list=attempt).exists()
+    assert entries(published) == expected
+    assert current_list(discipline="fido") == published
+    assert CurrentList.objects.get(discipline="fido").ranking_list_id == published.pk
+    assert np.unique([e[0] for e in expected]).size == len(expected)
