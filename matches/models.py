@@ -17,20 +17,21 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator, RegexValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 
 class Discipline(models.TextChoices):
-    FIDO = "fido", "FIDO divisor game"
-    ALLFIVES = "allfives", "All Fives (Muggins / Five Up)"
-    AUSTRIAN = "austrian", "Austrian double-eight"
+    FIDO = "fido", _("FIDO divisor game")
+    ALLFIVES = "allfives", _("All Fives (Muggins / Five Up)")
+    AUSTRIAN = "austrian", _("Austrian double-eight")
 
 
 class Category(models.TextChoices):
-    CLUB = "club", "Club"
-    LEAGUE = "league", "League"
-    NATIONAL = "national", "National"
-    INTERNATIONAL = "international", "International"
-    WORLD = "world", "World"
+    CLUB = "club", _("Club")
+    LEAGUE = "league", _("League")
+    NATIONAL = "national", _("National")
+    INTERNATIONAL = "international", _("International")
+    WORLD = "world", _("World")
 
 
 # The base value B of a category (SPEC.md section 2).
@@ -121,10 +122,10 @@ class Secretary(models.Model):
 
 
 class Channel(models.TextChoices):
-    WEB = "web", "Web form"
-    CSV = "csv", "CSV upload"
-    API = "api", "REST API"
-    IMPORT = "import", "Bulk import"
+    WEB = "web", _("Web form")
+    CSV = "csv", _("CSV upload")
+    API = "api", _("REST API")
+    IMPORT = "import", _("Bulk import")
 
 
 class Submission(models.Model):
@@ -145,8 +146,8 @@ class Submission(models.Model):
 
 
 class Status(models.TextChoices):
-    ON_TIME = "on_time", "On time"
-    LATE = "late", "Late"
+    ON_TIME = "on_time", _("On time")
+    LATE = "late", _("Late")
 
 
 class Match(models.Model):

@@ -20,6 +20,7 @@ from decimal import Decimal
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
 
 from matches.models import Discipline, Player
 
@@ -28,9 +29,9 @@ class RankingList(models.Model):
     """L(month) of one discipline, or an attempt at it."""
 
     class Status(models.TextChoices):
-        COMPUTING = "computing", "Computing"
-        PUBLISHED = "published", "Published"
-        FAILED = "failed", "Failed"
+        COMPUTING = "computing", _("Computing")
+        PUBLISHED = "published", _("Published")
+        FAILED = "failed", _("Failed")
 
     discipline = models.CharField(max_length=10, choices=Discipline.choices)
     month = models.DateField(help_text="first day of the month of the list")
@@ -124,20 +125,20 @@ class CloseRun(models.Model):
     """One request to close a month: the ranking job's state, progress, timings and error."""
 
     class State(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        RUNNING = "running", "Running"
-        SUCCEEDED = "succeeded", "Succeeded"
-        FAILED = "failed", "Failed"
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        SUCCEEDED = "succeeded", _("Succeeded")
+        FAILED = "failed", _("Failed")
 
     class Stage(models.TextChoices):
-        QUEUED = "queued", "Queued"
-        WAITING = "waiting", "Waiting for another close"
-        FREEZE = "freeze", "Freezing the month"
-        LOAD = "load", "Loading results"
-        COMPUTE = "compute", "Computing FLADUB"
-        WRITE = "write", "Writing entries"
-        PUBLISH = "publish", "Publishing"
-        DONE = "done", "Done"
+        QUEUED = "queued", _("Queued")
+        WAITING = "waiting", _("Waiting for another close")
+        FREEZE = "freeze", _("Freezing the month")
+        LOAD = "load", _("Loading results")
+        COMPUTE = "compute", _("Computing FLADUB")
+        WRITE = "write", _("Writing entries")
+        PUBLISH = "publish", _("Publishing")
+        DONE = "done", _("Done")
 
     discipline = models.CharField(max_length=10, choices=Discipline.choices)
     month = models.DateField(help_text="first day of the month to close")
