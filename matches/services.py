@@ -115,12 +115,14 @@ def matches_submit(
         raise InvalidSubmission(problems)
 
     tz = federation_tz()
-    outcomes: list[SubmitOutcome] = []
     with transaction.atomic():
         for discipline in sorted({m.discipline for _, m in parsed}):
             locks.discipline_shared(discipline)
         closed = {d: last_closed_month(d) for d in {m.discipline for _, m in parsed}}
-        plans = []
+        stored_before = _latest_revisions([m for _, m in parsed])
+        # One slot per match, in input order: an already stored match now, a new one below.
+        slots: list[SubmitOutcome | None] = []
+        plans: list[_Plan] = []
         for path, match in parsed:
             received_at = match.submitted_at if match.submitted_at else now
             try:
@@ -134,14 +136,10 @@ def matches_submit(
                 problems.append(Problem(join_path(path, exc.field), exc.message))
                 continue
             assert match.club is not None  # noqa: S101 - resolve() attached it
-            existing = (
-                Match.objects.filter(club=match.club, external_id=match.external_id)
-                .order_by("-revision")
-                .first()
-            )
+            existing = stored_before.get((match.club.pk, match.external_id))
             if existing is not None:
                 if _canonical(existing) == match.canonical():
-                    outcomes.append(SubmitOutcome(existing, created=False))
+                    slots.append(SubmitOutcome(existing, created=False))
                 else:
                     problems.append(
                         Problem(
@@ -151,37 +149,49 @@ def matches_submit(
                         )
                     )
                 continue
-            plans.append((match, received_at, verdict))
+            slots.append(None)
+            plans.append(
+                _Plan(
+                    match=match,
+                    received_at=received_at,
+                    status=verdict.status,
+                    counting_month=verdict.counting_month,
+                    slot=len(slots) - 1,
+                )
+            )
         if problems:
             raise InvalidSubmission(problems)
         if plans:
             by_club: dict[int, Submission] = {}
-            for match, received_at, verdict in plans:
-                assert match.club is not None  # noqa: S101
-                submission = by_club.get(match.club.pk)
-                if submission is None or submission.received_at != received_at:
+            for plan in plans:
+                assert plan.match.club is not None  # noqa: S101
+                submission = by_club.get(plan.match.club.pk)
+                if submission is None or submission.received_at != plan.received_at:
                     submission = Submission.objects.create(
-                        club=match.club,
+                        club=plan.match.club,
                         submitted_by=submitted_by,
-                        received_at=received_at,
+                        received_at=plan.received_at,
                         channel=channel,
                     )
-                    by_club[match.club.pk] = submission
-                stored = _store(
-                    match,
-                    submission=submission,
-                    received_at=received_at,
-                    status=verdict.status,
-                    counting_month=verdict.counting_month,
-                )
-                MatchEvent.objects.create(
-                    match=stored,
-                    kind=MatchEvent.Kind.SUBMITTED,
-                    at=now,
-                    by=submitted_by,
-                    details={"channel": channel, "status": verdict.status},
-                )
-                outcomes.append(SubmitOutcome(stored, created=True))
+                    by_club[plan.match.club.pk] = submission
+                plan.submission = submission
+            stored = _store_many(plans)
+            MatchEvent.objects.bulk_create(
+                [
+                    MatchEvent(
+                        match=row,
+                        kind=MatchEvent.Kind.SUBMITTED,
+                        at=now,
+                        by=submitted_by,
+                        details={"channel": channel, "status": plan.status},
+                    )
+                    for plan, row in zip(plans, stored, strict=True)
+                ]
+            )
+            for plan, row in zip(plans, stored, strict=True):
+                slots[plan.slot] = SubmitOutcome(row, created=True)
+    outcomes = [outcome for outcome in slots if outcome is not None]
+    assert len(outcomes) == len(slots)  # noqa: S101 - every slot was filled
     return outcomes
 
 
@@ -199,57 +209,94 @@ def match_submit(
     )[0]
 
 
-def _store(
-    match: MatchInput,
-    *,
-    submission: Submission,
-    received_at: dt.datetime,
-    status: str,
-    counting_month: Month,
-    revision: int = 1,
-    replaces: Match | None = None,
-) -> Match:
-    assert match.club is not None  # noqa: S101
-    stored = Match(
-        club=match.club,
-        external_id=match.external_id,
-        revision=revision,
-        date_played=match.date_played,
-        discipline=match.discipline,
-        category=match.category,
-        submission=submission,
-        received_at=received_at,
-        status=status,
-        counting_month=counting_month.first_day,
-        records=match.records,
-        replaces=replaces,
+@dataclass(slots=True)
+class _Plan:
+    """A validated match to store, with its classification and where it goes."""
+
+    match: MatchInput
+    received_at: dt.datetime
+    status: str
+    counting_month: Month
+    slot: int = 0
+    submission: Submission | None = None
+    revision: int = 1
+    replaces: Match | None = None
+
+
+def _latest_revisions(matches: Sequence[MatchInput]) -> dict[tuple[int, str], Match]:
+    """The latest stored revision of each (club, id) among ``matches``, in one query."""
+    if not matches:
+        return {}
+    rows = (
+        Match.objects.filter(
+            club__in={m.club.pk for m in matches if m.club is not None},
+            external_id__in={m.external_id for m in matches},
+        )
+        .select_related("club")
+        .order_by("revision")
     )
-    # The foreign keys are rows this service just read or wrote: checking that they exist
-    # would cost a query each on the hot submission path.
-    stored.full_clean(exclude=["club", "submission", "replaces"], validate_constraints=False)
-    stored.save()
-    sides = Side.objects.bulk_create(
-        [Side(match=stored, position=i + 1, score=side.score) for i, side in enumerate(match.sides)]
-    )
-    month_played = Month.of(match.date_played).first_day
-    SideMember.objects.bulk_create(
+    return {(row.club_id, row.external_id): row for row in rows}  # the last revision wins
+
+
+def _store_many(plans: Sequence[_Plan]) -> list[Match]:
+    """Insert the matches, their sides and their members: three statements for any number.
+
+    The rows keep ``plans``' order; ``bulk_create`` sets their primary keys (PostgreSQL, and
+    SQLite >= 3.35, return them).
+    """
+    rows = []
+    for plan in plans:
+        match = plan.match
+        assert match.club is not None and plan.submission is not None  # noqa: S101
+        row = Match(
+            club=match.club,
+            external_id=match.external_id,
+            revision=plan.revision,
+            date_played=match.date_played,
+            discipline=match.discipline,
+            category=match.category,
+            submission=plan.submission,
+            received_at=plan.received_at,
+            status=plan.status,
+            counting_month=plan.counting_month.first_day,
+            records=match.records,
+            replaces=plan.replaces,
+        )
+        # The foreign keys are rows this service just read or wrote: checking that they
+        # exist would cost a query each on the hot submission path.
+        row.full_clean(exclude=["club", "submission", "replaces"], validate_constraints=False)
+        rows.append(row)
+    rows = Match.objects.bulk_create(rows)
+    side_rows = Side.objects.bulk_create(
         [
-            SideMember(
-                match=stored,
-                side=side_row,
-                player=player,
-                discipline=match.discipline,
-                month_played=month_played,
-                counting_month=counting_month.first_day,
-                base=match.base,
-                side_position=side_row.position,
-                score=side.score,
-            )
-            for side, side_row in zip(match.sides, sides, strict=True)
-            for player in side.players
+            Side(match=row, position=i + 1, score=side.score)
+            for row, plan in zip(rows, plans, strict=True)
+            for i, side in enumerate(plan.match.sides)
         ]
     )
-    return stored
+    members: list[SideMember] = []
+    side_iter = iter(side_rows)
+    for row, plan in zip(rows, plans, strict=True):
+        match = plan.match
+        month_played = Month.of(match.date_played).first_day
+        for side in match.sides:
+            side_row = next(side_iter)
+            members.extend(
+                SideMember(
+                    match=row,
+                    side=side_row,
+                    player=player,
+                    discipline=match.discipline,
+                    month_played=month_played,
+                    counting_month=plan.counting_month.first_day,
+                    base=match.base,
+                    side_position=side_row.position,
+                    score=side.score,
+                )
+                for player in side.players
+            )
+    SideMember.objects.bulk_create(members)
+    return rows
 
 
 def _canonical(match: Match) -> dict[str, Any]:
@@ -367,14 +414,18 @@ def match_correct(
         submission = Submission.objects.create(
             club=old.club, submitted_by=by, received_at=now, channel=channel
         )
-        new = _store(
-            parsed,
-            submission=submission,
-            received_at=now,
-            status=verdict.status,
-            counting_month=verdict.counting_month,
-            revision=old.revision + 1,
-            replaces=old,
+        (new,) = _store_many(
+            [
+                _Plan(
+                    match=parsed,
+                    received_at=now,
+                    status=verdict.status,
+                    counting_month=verdict.counting_month,
+                    submission=submission,
+                    revision=old.revision + 1,
+                    replaces=old,
+                )
+            ]
         )
         effective = _apply_void(old, by=by, reason=f"corrected: {reason}", now=now)
         for target in (old, new):
