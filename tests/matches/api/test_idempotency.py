@@ -139,13 +139,13 @@ def _slow_submit(monkeypatch, seconds=0.4):
 
 def _slow_store(monkeypatch, seconds=0.4):
     """Both twins find no stored match, then wait before inserting theirs."""
-    real = services._store
+    real = services._store_many
 
     def slow(*args, **kwargs):
         time.sleep(seconds)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(services, "_store", slow)
+    monkeypatch.setattr(services, "_store_many", slow)
 
 
 def _twins(user, body, key):

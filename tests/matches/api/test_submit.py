@@ -411,3 +411,16 @@ def test_the_oldest_date_in_the_window_is_accepted(as_secretary, table, now):
 
     assert response.status_code == 201
     assert response.json()["counting_month"] == "2026-03"
+
+
+def test_a_batch_costs_the_same_queries_as_one_match(as_secretary, table):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def statements(n, tag):
+        batch = {"matches": [table(id=f"{tag}{i}") for i in range(n)]}
+        with CaptureQueriesContext(connection) as queries:
+            assert post(as_secretary, batch).status_code == 201
+        return len(queries)
+
+    assert statements(20, "big") == statements(2, "small")
