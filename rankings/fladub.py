@@ -108,7 +108,7 @@ UNITS_PER_POINT = 2**UNIT_BITS
 ROUNDING_SLACK_UNITS = 48
 _HALF_CENT_X100 = 2 ** (UNIT_BITS - 1)  # half a cent, in units * 100
 _SORT_VALUE_BITS = 48  # 320 * 2**39 < 2**48: a weighted result's units fit in 48 bits
-_SORT_PLAYER_BITS = 64 - _SORT_VALUE_BITS  # so one sort block holds 65,536 players
+_SORT_BLOCK_BITS = 64 - _SORT_VALUE_BITS  # so one sort block holds 65,536 players (or fewer)
 _MAX_SORT_UNITS = (1 << _SORT_VALUE_BITS) - 1
 
 
@@ -453,10 +453,10 @@ def _quantise(weighted: F64) -> F64:
     return np.rint(weighted, out=weighted)
 
 
-def _weighted(points: F64, age: npt.NDArray[np.integer[Any]]) -> F64:
+def _weighted(points: F64, twelfths: npt.NDArray[np.integer[Any]]) -> F64:
     # One expression shared by the list and the breakdown so both see the same float:
     # pts * (12 - a) / 12, in that order.
-    weighted = points * (WINDOW_MONTHS - age)
+    weighted = points * twelfths
     weighted /= WINDOW_MONTHS
     return weighted
 
@@ -619,42 +619,50 @@ def _counting(results: Results, month: int) -> Bool:
     return (results.counting_month <= month) & (age >= 0) & (age < WINDOW_MONTHS)
 
 
-def _best_sums(player: I64, units: F64, size: int) -> tuple[I64, F64]:
-    """Per player index: (number of rows, exact sum of the BEST_OF largest units)."""
+def _best_sums(player: I64, units: F64, size: int) -> tuple[I64, I64]:
+    """Per player index: (number of rows, exact sum of the BEST_OF largest units).
+
+    Consumes ``units`` (its big players' entries are zeroed in place).
+    """
     counts: I64 = np.bincount(player, minlength=size).astype(np.int64, copy=False)
     many = counts > BEST_OF
     if not many.any():
-        return counts, np.bincount(player, weights=units, minlength=size).astype(np.float64)
-    # Most players have at most 20 results: their sum is one bincount. Only the rows of
-    # the others are sorted, by (player, value descending), packed into one uint64 key
-    # (16 bits of player within a block, 48 bits of inverted value) so that a plain
-    # SIMD np.sort replaces a much slower argsort / lexsort.
+        return counts, np.bincount(player, weights=units, minlength=size).astype(np.int64)
+    # Most players have at most 20 results: their sum is one bincount. The rows of the
+    # others move out to be sorted, and zeros stay behind (adding nothing to that sum).
     row_many = many[player]
-    few = ~row_many
-    sums: F64 = np.bincount(player[few], weights=units[few], minlength=size).astype(np.float64)
+    big_units = units[row_many]
+    dense = (np.cumsum(many) - 1)[player[row_many]]  # rank among the big players
+    units[row_many] = 0.0
+    del row_many
+    sums = np.bincount(player, weights=units, minlength=size).astype(np.int64)
+
+    # Sort the big rows by (player, value descending) as one packed uint64 key: 16 bits of
+    # player within a block of 65,536, 48 bits of inverted value. A plain SIMD np.sort of
+    # keys is several times faster than an argsort or lexsort of the rows.
+    key = (dense & ((1 << _SORT_BLOCK_BITS) - 1)).astype(np.uint64)
+    key <<= np.uint64(_SORT_VALUE_BITS)
+    key |= (float(_MAX_SORT_UNITS) - big_units).astype(np.uint64)  # exact: integers < 2**48
+    del big_units
+    block = dense >> _SORT_BLOCK_BITS
+    del dense
     big_players = np.flatnonzero(many)
-    dense = (np.cumsum(many) - 1)[player[row_many]]
-    inverted = (_MAX_SORT_UNITS - units[row_many].astype(np.int64)).astype(np.uint64)
-    key = (dense & 0xFFFF).astype(np.uint64) << np.uint64(_SORT_VALUE_BITS) | inverted
-    block = dense >> _SORT_PLAYER_BITS
-    n_blocks = int(block.max()) + 1
-    best = np.zeros(len(big_players), dtype=np.float64)
+    big_counts = counts[big_players]
+    best = np.empty(len(big_players), dtype=np.int64)
+    seat = np.arange(BEST_OF)
+    n_blocks = ((len(big_players) - 1) >> _SORT_BLOCK_BITS) + 1
     for b in range(n_blocks):
         part = key if n_blocks == 1 else key[block == b]
         part.sort()
-        local = (part >> np.uint64(_SORT_VALUE_BITS)).astype(np.int64)
-        position = np.arange(len(part))
-        starts = np.empty(len(part), dtype=bool)
-        starts[0] = True
-        np.not_equal(local[1:], local[:-1], out=starts[1:])
-        group_start = np.maximum.accumulate(np.where(starts, position, 0))
-        top = position - group_start < BEST_OF
-        value = _MAX_SORT_UNITS - (part[top] & np.uint64(_MAX_SORT_UNITS)).astype(np.int64)
-        best += np.bincount(
-            local[top] + (b << _SORT_PLAYER_BITS),
-            weights=value.astype(np.float64),
-            minlength=len(big_players),
-        )
+        # Groups come in dense order and each has more than 20 rows, so a player's best
+        # 20 are the 20 keys from the start of its group.
+        players = slice(b << _SORT_BLOCK_BITS, (b + 1) << _SORT_BLOCK_BITS)
+        group_size = big_counts[players]
+        group_start = np.cumsum(group_size) - group_size
+        top = part[(group_start[:, None] + seat).ravel()]
+        top &= np.uint64(_MAX_SORT_UNITS)
+        inverted_sum = top.reshape(-1, BEST_OF).sum(axis=1, dtype=np.uint64).astype(np.int64)
+        best[players] = BEST_OF * _MAX_SORT_UNITS - inverted_sum
     sums[big_players] = best
     return counts, sums
 
@@ -672,24 +680,23 @@ def player_totals(
         keep &= worker_of(results.player, n_workers) == worker
     if keep.all():
         # The loader selected exactly the window: use its arrays, no copy.
-        player, points, age = results.player, results.points, month - results.month_played
+        player, points, played = results.player, results.points, results.month_played
     else:
         rows = np.flatnonzero(keep)
         player, points = results.player[rows], results.points[rows]
-        age = month - results.month_played[rows]
+        played = results.month_played[rows]
     del keep
     if not len(player):
         empty = np.zeros(0, dtype=np.int64)
         return PlayerTotals(player=empty, units=empty, results_counted=empty)
-    weighted = _weighted(points, age)
-    del age
+    weighted = _weighted(points, played - (month - WINDOW_MONTHS))  # 12 - age
     if weighted.min() < 0 or weighted.max() > MAX_POINTS:
         raise ValueError(f"match points must lie in 0..{MAX_POINTS}")
     counts, sums = _best_sums(player, _quantise(weighted), int(player.max()) + 1)
     present = np.flatnonzero(counts)
     return PlayerTotals(
         player=present.astype(np.int64),
-        units=sums[present].astype(np.int64),
+        units=sums[present],
         results_counted=counts[present].astype(np.int64),
     )
 
@@ -838,7 +845,7 @@ def player_breakdown(results: Results, player: int, month: int) -> Breakdown:
     rows = np.flatnonzero((results.player == player) & _counting(results, month))
     age = (month - results.month_played[rows]).astype(np.int64)
     points = results.points[rows]
-    weighted = _weighted(points, age)
+    weighted = _weighted(points, WINDOW_MONTHS - age)
     match_id = results.match_id[rows]
     order = np.lexsort((match_id, -weighted))
     return Breakdown(

@@ -279,6 +279,20 @@ def test_best_twenty_cut_off_and_results_counted_counts_all() -> None:
     assert ranking.results_counted.tolist() == [25]
 
 
+def test_best_twenty_across_sort_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Players with more than 20 results are sorted in blocks (65,536 players each at full
+    # scale); one player per block here. Player p wins 21 + p club matches in March against
+    # player 9 and one world match: 160 + 19 * 10 = 350.00 each, whatever the block.
+    monkeypatch.setattr(fladub, "_SORT_BLOCK_BITS", 0)
+    matches = []
+    for p in range(4):
+        matches += wins(1000 * (p + 1), p, [9] * (21 + p))
+        matches += wins(1000 * (p + 1) + 500, p, [9], base=fladub.CATEGORY_BASE["world"])
+    ranking = fladub.compute_list(Sides.from_matches(matches), MARCH, {})
+    assert cents_of(ranking) == {0: 35000, 1: 35000, 2: 35000, 3: 35000}
+    assert ranking.results_counted.tolist() == [22, 23, 24, 25]
+
+
 def test_results_counted_includes_zero_point_results() -> None:
     sides = Sides.from_matches([*wins(1, A, [B, B, B]), *wins(4, B, [A])])
     ranking = fladub.compute_list(sides, MARCH, {})

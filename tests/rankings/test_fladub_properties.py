@@ -12,6 +12,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from unittest import mock
 
 import numpy as np
 from hypothesis import given, settings
@@ -166,6 +167,22 @@ def test_list_equals_the_exact_reference(
     )
     expected = reference_list(games, month, lists, order or list(range(n_players + 2)))
     assert rows_of(ranking) == expected
+
+
+@settings(max_examples=60, deadline=None)
+@given(world=worlds(), month_offset=st.integers(0, 8), block_bits=st.integers(0, 2))
+def test_best_twenty_sorted_in_many_blocks_equals_the_reference(
+    world: tuple[int, list[Match], dict[int, dict[int, int]]],
+    month_offset: int,
+    block_bits: int,
+) -> None:
+    # At full scale players with more than 20 results are sorted in blocks of 65,536; here
+    # blocks of 1, 2 or 4 players make the small worlds cross block boundaries.
+    n_players, games, lists = world
+    month = FIRST + month_offset
+    with mock.patch.object(fladub, "_SORT_BLOCK_BITS", block_bits):
+        ranking = fladub.compute_list(Sides.from_matches(games), month, as_published(lists))
+    assert rows_of(ranking) == reference_list(games, month, lists, list(range(n_players + 2)))
 
 
 @settings(max_examples=100, deadline=None)
