@@ -303,9 +303,14 @@ class PublishedList:
 
     def ranks(self) -> I64:
         """Each player's rank in this list (aligned with ``player``): 1 + strictly larger."""
-        ascending = np.sort(self.fladub_cents)
-        larger = len(ascending) - np.searchsorted(ascending, self.fladub_cents, side="right")
-        return (larger + 1).astype(np.int64)
+        cents = self.fladub_cents
+        if not len(cents) or cents.max() >= 1 << 24:
+            ascending = np.sort(cents)
+            larger = len(cents) - np.searchsorted(ascending, cents, side="right")
+            return (larger + 1).astype(np.int64)
+        # Cents are small integers: counting them beats sorting (and a binary search each).
+        at_most = np.cumsum(np.bincount(cents))
+        return (len(cents) - at_most[cents] + 1).astype(np.int64)
 
 
 @dataclass(frozen=True, eq=False)
@@ -620,22 +625,25 @@ def _counting(results: Results, month: int) -> Bool:
 
 
 def _best_sums(player: I64, units: F64, size: int) -> tuple[I64, I64]:
-    """Per player index: (number of rows, exact sum of the BEST_OF largest units).
-
-    Consumes ``units`` (its big players' entries are zeroed in place).
-    """
+    """Per player index: (number of rows, exact sum of the BEST_OF largest units)."""
     counts: I64 = np.bincount(player, minlength=size).astype(np.int64, copy=False)
-    many = counts > BEST_OF
+    # A zero (a loss) never changes a top-20 sum, so only players with more than 20
+    # positive results need their values sorted; for everyone else the sum of all their
+    # values is the answer, and one bincount gives it exactly (at most 20 terms < 2**48).
+    positive = units > 0
+    scoring = np.bincount(player, weights=positive, minlength=size).astype(np.int64)
+    many = scoring > BEST_OF
+    summed = np.bincount(player, weights=units, minlength=size)
+    summed[many] = 0.0  # replaced below; at scale such a sum could pass 2**63
+    sums = summed.astype(np.int64)
     if not many.any():
-        return counts, np.bincount(player, weights=units, minlength=size).astype(np.int64)
-    # Most players have at most 20 results: their sum is one bincount. The rows of the
-    # others move out to be sorted, and zeros stay behind (adding nothing to that sum).
-    row_many = many[player]
-    big_units = units[row_many]
-    dense = (np.cumsum(many) - 1)[player[row_many]]  # rank among the big players
-    units[row_many] = 0.0
-    del row_many
-    sums = np.bincount(player, weights=units, minlength=size).astype(np.int64)
+        return counts, sums
+    rows = many[player]
+    rows &= positive
+    del positive
+    big_units = units[rows]
+    dense = (np.cumsum(many) - 1)[player[rows]]  # rank among the big players
+    del rows
 
     # Sort the big rows by (player, value descending) as one packed uint64 key: 16 bits of
     # player within a block of 65,536, 48 bits of inverted value. A plain SIMD np.sort of
@@ -647,7 +655,7 @@ def _best_sums(player: I64, units: F64, size: int) -> tuple[I64, I64]:
     block = dense >> _SORT_BLOCK_BITS
     del dense
     big_players = np.flatnonzero(many)
-    big_counts = counts[big_players]
+    big_counts = scoring[big_players]
     best = np.empty(len(big_players), dtype=np.int64)
     seat = np.arange(BEST_OF)
     n_blocks = ((len(big_players) - 1) >> _SORT_BLOCK_BITS) + 1
