@@ -3,8 +3,15 @@
 This module is the ranking job's core. A thin loader (PostgreSQL ``COPY`` into NumPy arrays)
 feeds it; it hands back the list to publish. Nothing here touches a database, so it runs
 the same in a test, a Celery worker or a notebook, and every step is vectorised NumPy: no
-Python loop runs over rows (the loops that remain run over at most 9 table offsets, the
-months of a window, or blocks of 65,536 players).
+Python loop runs over rows or players (the loops that remain run over blocks of a million
+rows, table sizes 2..9 and their pairs of seats, the months of a window, and blocks of
+65,536 players).
+
+Entry points
+    :func:`compute_list` (one process), :func:`compute_partial` + :func:`merge_totals` +
+    :func:`rank_list` (several workers), :func:`player_breakdown` (a player's page); the
+    steps :func:`match_points`, :func:`opponent_strength`, :func:`player_totals`; and
+    :func:`close_months`, :func:`round_half_away_cents`, :func:`month_index`.
 
 Months
     An integer month index ``year * 12 + month - 1`` (:func:`month_index`), in the
