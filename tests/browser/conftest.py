@@ -5,7 +5,9 @@ Without it the tests skip on a developer's machine and FAIL under ``CI=true``.
 
 Playwright's sync API runs an event loop in the test's thread; Django then refuses its
 synchronous database calls in that thread ("SynchronousOnlyOperation") unless told that
-this is safe, which it is here: the loop only drives the browser.
+this is safe, which it is here: the loop only drives the browser. The ``browser`` fixture
+sets ``DJANGO_ALLOW_ASYNC_UNSAFE`` for as long as the browser lives, and only then: left
+set for the whole session it would leak into other tests (``check --deploy`` refuses it).
 """
 
 from __future__ import annotations
@@ -20,8 +22,7 @@ import pytest
 
 from tests.conftest import IN_CI
 
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
+ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -43,12 +44,20 @@ def browser() -> Iterator[Any]:
         pytest.skip(message)
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+    previous = os.environ.get(ASYNC_UNSAFE)
+    os.environ[ASYNC_UNSAFE] = "true"
+    try:
+        with sync_playwright() as playwright:
+            chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                yield chromium
+            finally:
+                chromium.close()
+    finally:
+        if previous is None:
+            os.environ.pop(ASYNC_UNSAFE, None)
+        else:
+            os.environ[ASYNC_UNSAFE] = previous
 
 
 @pytest.fixture
