@@ -42,6 +42,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
+from kombu.exceptions import OperationalError as KombuOperationalError
 
 from matches import clock
 from matches.models import Discipline, Match, MatchEvent, PlayerMerge
@@ -409,7 +410,32 @@ def close_month(request: HttpRequest) -> HttpResponse:
             close_errors=refusals,
             close_target={"discipline": discipline, "label": label, "month": month},
         )
-    run = services.close_enqueue(month=month, discipline=discipline, by=request.user)
+    try:
+        run = services.close_enqueue(month=month, discipline=discipline, by=request.user)
+    except (KombuOperationalError, OSError) as exc:
+        # The broker is unreachable: the run was recorded but no worker will ever see it.
+        logger.exception("could not enqueue the close of %s %s", discipline, month)
+        failed = CloseRun.objects.filter(
+            discipline=discipline, month=month.first_day, state=CloseRun.State.QUEUED
+        ).order_by("-created_at", "-id")[:1]
+        CloseRun.objects.filter(pk__in=list(failed.values_list("pk", flat=True))).update(
+            state=CloseRun.State.FAILED,
+            error=f"the task queue is unreachable: {exc}"[:10_000],
+            finished_at=clock.now(),
+        )
+        return _render_dashboard(
+            request,
+            status=503,
+            close_errors=[
+                _(
+                    "The task queue is unreachable, so the close was not started. Try again "
+                    "in a moment, or run “manage.py close_month %(month)s --discipline "
+                    "%(discipline)s --inline” on the server."
+                )
+                % {"month": month, "discipline": discipline}
+            ],
+            close_target={"discipline": discipline, "label": label, "month": month},
+        )
     messages.success(
         request,
         _("Closing %(month)s (%(discipline)s): the ranking job is queued as run %(run)s.")

@@ -400,3 +400,31 @@ def test_recent_voids_and_merges_link_to_the_admin(
     assert f'href="/admin/matches/playermerge/{merge.pk}/change/"' in page
     assert f'href="/players/{players[0].player_id}/"' in page
     assert "same person" in page
+
+
+@pytest.mark.django_db(transaction=True)  # on_commit runs at once, as in a request
+def test_an_unreachable_task_queue_is_a_503_and_the_run_is_marked_failed(
+    staff: Client,
+    march: dict[str, Any],
+    set_now: Any,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from kombu.exceptions import OperationalError
+
+    from rankings import tasks
+
+    def down(**kwargs: Any) -> None:
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(tasks.close_month, "apply_async", down)
+    set_now(after_deadline("2026-03"))
+    response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
+    assert response.status_code == 503
+    assert "The task queue is unreachable, so the close was not started." in text(
+        response.content.decode()
+    )
+    run = CloseRun.objects.get()
+    assert run.state == "failed" and "Connection refused" in run.error
+    # Nothing blocks a new try once the queue is back.
+    html = card(staff.get(URL).content.decode(), "fido")
+    assert re.search(r'<button type="submit" class="primary">Close 2026-03</button>', html)
