@@ -300,6 +300,30 @@ def _parse_sides(raw: object, prefix: str, problems: list[Problem]) -> list[Side
     return sides if ok and MIN_SIDES <= len(raw) <= MAX_SIDES else None
 
 
+def _load_merge_targets(players: Iterable[Player]) -> None:
+    """Attach the records merged players point to, one query per merge level (usually none).
+
+    Cheaper than joining ``merged_into`` twice into every lookup: nearly no player is
+    merged, and the plain query is what the submission hot path runs.
+    """
+    loaded: dict[int, Player] = {}
+    level = [p for p in players if p.merged_into_id is not None]
+    for _depth in range(8):  # merges keep chains flat; this only bounds a broken registry
+        if not level:
+            return
+        missing = {p.merged_into_id for p in level} - loaded.keys()
+        if missing:
+            loaded.update((t.pk, t) for t in Player.objects.filter(pk__in=missing))
+        for player in level:
+            if player.merged_into_id is not None:
+                player.merged_into = loaded[player.merged_into_id]
+        level = [
+            p.merged_into
+            for p in level
+            if p.merged_into is not None and p.merged_into.merged_into_id is not None
+        ]
+
+
 def resolve(
     items: Iterable[tuple[str, MatchInput]],
 ) -> list[Problem]:
@@ -313,12 +337,8 @@ def resolve(
     club_ids = {m.club_id for _, m in items}
     player_ids = {pid for _, m in items for s in m.sides for pid in s.player_ids}
     clubs = {c.club_id: c for c in Club.objects.filter(club_id__in=club_ids)}
-    players = {
-        p.player_id: p
-        for p in Player.objects.filter(player_id__in=player_ids).select_related(
-            "merged_into", "merged_into__merged_into"
-        )
-    }
+    players = {p.player_id: p for p in Player.objects.filter(player_id__in=player_ids)}
+    _load_merge_targets(players.values())
     problems: list[Problem] = []
     for prefix, match in items:
         club = clubs.get(match.club_id)
