@@ -227,14 +227,10 @@ def _latest_revisions(matches: Sequence[MatchInput]) -> dict[tuple[int, str], Ma
     """The latest stored revision of each (club, id) among ``matches``, in one query."""
     if not matches:
         return {}
-    rows = (
-        Match.objects.filter(
-            club__in={m.club.pk for m in matches if m.club is not None},
-            external_id__in={m.external_id for m in matches},
-        )
-        .select_related("club")
-        .order_by("revision")
-    )
+    rows = Match.objects.filter(
+        club__in={m.club.pk for m in matches if m.club is not None},
+        external_id__in={m.external_id for m in matches},
+    ).order_by("revision")
     return {(row.club_id, row.external_id): row for row in rows}  # the last revision wins
 
 
