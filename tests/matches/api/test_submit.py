@@ -424,3 +424,22 @@ def test_a_batch_costs_the_same_queries_as_one_match(as_secretary, table):
         return len(queries)
 
     assert statements(20, "big") == statements(2, "small")
+
+
+def test_a_merged_player_id_resolves_to_the_surviving_record(as_secretary, table, players):
+    from matches.models import Player
+
+    old, survivor, third = players[0], players[4], players[5]
+    # A chain two merges deep (the merge service keeps chains flat; resolve copes anyway).
+    Player.objects.filter(pk=survivor.pk).update(merged_into=third)
+    Player.objects.filter(pk=old.pk).update(merged_into=survivor)
+
+    response = post(as_secretary, table())  # lists players[0], the oldest record
+
+    assert response.status_code == 201, response.json()
+    assert SideMember.objects.get(side_position=1).player == third
+    twice = _side(table, 1, players=[third.player_id])
+    twice["id"] = "t-twice"
+    refused = post(as_secretary, twice)
+    assert refused.status_code == 400
+    assert errors_at(refused) == ["sides[1].players[0]"]
