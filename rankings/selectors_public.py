@@ -2,15 +2,23 @@
 
 Every function here reads published data only (a list whose status is ``published``, and the
 registry and results behind it) and runs a fixed, small number of queries, whatever the size
-of the list: pages of a list of 1,000,000 entries are read through the ``(ranking_list,
-rank)`` index, never with a ``COUNT(*)`` over the list (its ``entry_count`` is stored) and
-never with a query per row.
+of the list: never a ``COUNT(*)`` over a list (its ``entry_count`` is stored; a filtered view
+counts up to a cap), never a query per row.
+
+List order. The writer stores a list's entries in list order (FLADUB descending, then
+federation id: the order the FLADUB core ranks them in), so within a list (rank, entry id)
+is exactly the export's (rank, federation id), and the ``(ranking_list, rank, id)`` index
+(migration 0003) serves it without reading the players. Groups of equal FLADUB can hold
+tens of thousands of players (everyone with one result of the same age and place), so
+pages never sort or skip a group through the player table.
 
 Paging a whole list (:func:`ranking_page` without filters) is exact and cheap at any depth:
 the first entry of a group of equal FLADUB sits at the position equal to its rank (rank =
 1 + the number of players with a strictly larger FLADUB), so page ``n`` starts at the
-largest rank ``r <= offset + 1`` and skips only ``offset + 1 - r`` entries of that group.
-Within a shared rank entries are ordered by federation id, as in every export.
+largest rank ``r <= offset + 1`` and skips ``offset + 1 - r`` index entries of that group.
+A filtered view (a name, a country, a club) has no positions to jump to without counting
+every match before it, so it pages by cursor instead: each page is the next 50 matches
+after a (rank, id), however deep it is.
 
 The player page's results (:func:`counting_results`) are recomputed from the stored results
 with the FLADUB core (:mod:`rankings.fladub`), the same code the ranking job runs, on the
@@ -29,6 +37,7 @@ in order with filters, a player's history, merged records) are those of
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -36,7 +45,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet
+from django.db.models.fields.tuple_lookups import Tuple, TupleGreaterThan, TupleLessThan
 from django.db.models.functions import TruncMonth
 
 from matches.models import Club, Discipline, Match, Player, Secretary, SideMember, Status
@@ -47,8 +57,12 @@ from .models import CurrentList, RankingEntry, RankingList
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
-FILTERED_COUNT_CAP = 10_000
-"""A filtered view counts its matches up to this many (a bounded count, not a list scan)."""
+FEW_PLAYERS = 2_000
+"""A filter matching at most this many registered players reads their entries by player."""
+MANY_PLAYERS = 20_000
+"""A name search matching up to this many walks the list keeping their entries by id."""
+MIN_NAME_SEARCH = 3
+"""Shorter name searches are refused (no index narrows "an" or "li"; ids are exempt)."""
 MAX_MERGE_HOPS = 20
 
 
@@ -118,14 +132,27 @@ class RankingFilters:
         return bool(self.q or self.country or self.club)
 
 
+Cursor = tuple[int, int]
+"""A place in a list: (rank, entry id). Entries are stored in list order, so (rank, id)
+orders a list exactly as the export's (rank, federation id) does."""
+
+
 @dataclass
 class RankingPage:
+    """A page of a list. Whole lists have page numbers; filtered views have cursors."""
+
     entries: list[RankingEntry]
-    number: int
     page_size: int
     total: int
-    """Entries in the (filtered) list; a lower bound when ``total_capped``."""
-    total_capped: bool = False
+    """What ``counted`` says: ``"entries"`` of the list or of the filtered view;
+    ``"registered"`` players who match the filter (not all need be on the list); ``"more"``:
+    more than this many registered players match."""
+    counted: str = "entries"
+    number: int | None = None
+    """The page number (whole lists only)."""
+    next_cursor: Cursor | None = None
+    previous_cursor: Cursor | None = None
+    """Filtered views: the first entry of this page, to page backwards from."""
 
     @property
     def num_pages(self) -> int:
@@ -133,19 +160,32 @@ class RankingPage:
 
     @property
     def has_next(self) -> bool:
-        return self.number < self.num_pages
+        if self.number is not None:
+            return self.number < self.num_pages
+        return self.next_cursor is not None
 
     @property
     def has_previous(self) -> bool:
-        return self.number > 1
+        if self.number is not None:
+            return self.number > 1
+        return self.previous_cursor is not None
 
     @property
-    def first_position(self) -> int:
-        return (self.number - 1) * self.page_size + 1 if self.entries else 0
+    def first_position(self) -> int | None:
+        if self.number is None or not self.entries:
+            return None
+        return (self.number - 1) * self.page_size + 1
 
     @property
-    def last_position(self) -> int:
-        return (self.number - 1) * self.page_size + len(self.entries)
+    def last_position(self) -> int | None:
+        first = self.first_position
+        return None if first is None else first + len(self.entries) - 1
+
+
+def _rows_by_id(ids: Sequence[int]) -> list[RankingEntry]:
+    """The entries of ``ids`` with their players and clubs, in list order (one query)."""
+    rows = RankingEntry.objects.select_related("player", "player__club").filter(id__in=ids)
+    return sorted(rows, key=lambda e: (e.rank, e.id))
 
 
 def ranking_page(
@@ -153,54 +193,159 @@ def ranking_page(
     *,
     filters: RankingFilters | None = None,
     page: int = 1,
+    after: Cursor | None = None,
+    before: Cursor | None = None,
     page_size: int = PAGE_SIZE,
 ) -> RankingPage:
-    """One page of a published list, in list order (rank, then federation id).
+    """A page of a published list, in list order.
 
-    Raises :class:`PageOutOfRange` for a page after the last one (page 1 always exists).
-    Without filters: two index-range queries at any depth (see the module docstring). With
-    filters: a bounded count (up to :data:`FILTERED_COUNT_CAP`) and one page query; the
-    name search uses a trigram index on PostgreSQL.
+    Whole list: page ``page``, in three index lookups at any depth: the largest rank at or
+    before the page's first position (the start of its group of equal FLADUB, whose first
+    entry sits at the position equal to its rank), the page's entry ids skipped to from
+    there on the ``(ranking_list, rank, id)`` index (index-only), and those entries.
+    Raises :class:`PageOutOfRange` after the last page.
+
+    Filtered (a name, a country, a club): the entries after the cursor ``after`` (or
+    before ``before``, or from the start). How the page is found is decided here from a
+    bounded look at the matching registered players, not left to the planner's estimate
+    of a name search:
+
+    - at most :data:`FEW_PLAYERS`: their entries are looked up by player, sorted and cut
+      (and counted exactly);
+    - a name search matching at most :data:`MANY_PLAYERS`: the list is walked in order
+      from the cursor on the covering ``(ranking_list, rank, id) INCLUDE (player_id)``
+      index, keeping the entries of those players (index-only; about ``page_size`` / their
+      share entries per page);
+    - otherwise (a large country, a very common name): the list is walked in order joined
+      to the players (a country is checked on the ``(country, id)`` index; a share of over
+      0.2% of a million means at most some 25,000 index entries per page, usually far
+      fewer).
+
+    So no filtered page costs more than a few thousand index entries, however deep.
     """
     if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
         raise ValueError("page and page_size must be positive")
     filters = filters or RankingFilters()
-    offset = (page - 1) * page_size
     if not filters.active:
-        total = ranking_list.entry_count
-        if offset and offset >= total:
-            raise PageOutOfRange(page)
-        anchor = (
-            RankingEntry.objects.filter(ranking_list=ranking_list, rank__lte=offset + 1)
-            .order_by("-rank")
-            .values_list("rank", flat=True)
-            .first()
+        return _numbered_page(ranking_list, page=page, page_size=page_size)
+    players = list(_matching_players(filters).values_list("id", flat=True)[: MANY_PLAYERS + 1])
+    if len(players) <= FEW_PLAYERS:
+        places = sorted(
+            RankingEntry.objects.filter(ranking_list=ranking_list, player_id__in=players)
+            .values_list("rank", "id")
+            .order_by()
         )
-        if anchor is None:
-            return RankingPage(entries=[], number=page, page_size=page_size, total=total)
-        skip = offset + 1 - anchor
-        rows = selectors.list_entries(ranking_list=ranking_list).filter(rank__gte=anchor)
-        return RankingPage(
-            entries=list(rows[skip : skip + page_size]),
-            number=page,
-            page_size=page_size,
-            total=total,
+        return _page_of_places(places, after=after, before=before, page_size=page_size)
+    if filters.q and len(players) <= MANY_PLAYERS:
+        # A name is checked on the player's row: walking the list joined to the players would
+        # read one for every entry passed. The ids of the players found are checked on the
+        # index instead (a hashed IN list).
+        matches = RankingEntry.objects.filter(ranking_list=ranking_list, player_id__in=players)
+    else:
+        matches = selectors.list_entries(
+            ranking_list=ranking_list,
+            country=filters.country or None,
+            club=filters.club or None,
+            search=filters.q or None,
         )
+    page_found = _walked_page(matches, after=after, before=before, page_size=page_size)
+    if len(players) <= MANY_PLAYERS:
+        page_found.total, page_found.counted = len(players), "registered"
+    else:
+        page_found.total, page_found.counted = MANY_PLAYERS, "more"
+    return page_found
 
-    entries = selectors.list_entries(
-        ranking_list=ranking_list,
-        country=filters.country or None,
-        club=filters.club or None,
-        search=filters.q or None,
+
+def _matching_players(filters: RankingFilters) -> QuerySet[Player]:
+    """The registered players a filter selects (the predicate of
+    :func:`rankings.selectors.list_entries`, on the players)."""
+    players = Player.objects.all()
+    if filters.country:
+        players = players.filter(country=filters.country.upper())
+    if filters.club:
+        players = players.filter(club__club_id=filters.club)
+    if filters.q:
+        players = players.filter(Q(name__icontains=filters.q) | Q(player_id__iexact=filters.q))
+    return players.order_by()
+
+
+def _page_of_places(
+    places: list[tuple[int, int]],
+    *,
+    after: Cursor | None,
+    before: Cursor | None,
+    page_size: int,
+) -> RankingPage:
+    """A page cut from every (rank, id) of a filtered view, sorted (few players matched)."""
+    start = 0 if after is None else bisect.bisect_right(places, after)
+    if before is not None:
+        start = max(0, bisect.bisect_left(places, before) - page_size)
+    chosen = places[start : start + page_size]
+    rows = _rows_by_id([entry_id for _, entry_id in chosen])
+    return RankingPage(
+        entries=rows,
+        page_size=page_size,
+        total=len(places),
+        next_cursor=chosen[-1] if start + page_size < len(places) else None,
+        previous_cursor=chosen[0] if start > 0 and chosen else None,
     )
-    total = entries.order_by()[:FILTERED_COUNT_CAP].count()
-    capped = total >= FILTERED_COUNT_CAP
+
+
+def _walked_page(
+    matches: QuerySet[RankingEntry],
+    *,
+    after: Cursor | None,
+    before: Cursor | None,
+    page_size: int,
+) -> RankingPage:
+    """A page of the ``matches`` of a list walked in (rank, id) order from the cursor."""
+    place = Tuple(F("rank"), F("id"))
+    if before is not None:
+        earlier = list(
+            matches.filter(TupleLessThan(place, before))
+            .order_by("-rank", "-id")
+            .values_list("rank", "id")[: page_size + 1]
+        )
+        if len(earlier) > page_size:
+            rows = _rows_by_id([entry_id for _, entry_id in earlier[:page_size]])
+            return RankingPage(
+                entries=rows,
+                page_size=page_size,
+                total=0,
+                next_cursor=(rows[-1].rank, rows[-1].id),
+                previous_cursor=(rows[0].rank, rows[0].id),
+            )
+        after = None  # back at the start: show the first page, full
+    forward = matches if after is None else matches.filter(TupleGreaterThan(place, after))
+    found = list(forward.order_by("rank", "id").values_list("rank", "id")[: page_size + 1])
+    rows = _rows_by_id([entry_id for _, entry_id in found[:page_size]])
+    return RankingPage(
+        entries=rows,
+        page_size=page_size,
+        total=0,
+        next_cursor=(rows[-1].rank, rows[-1].id) if len(found) > page_size else None,
+        previous_cursor=(rows[0].rank, rows[0].id) if after is not None and rows else None,
+    )
+
+
+def _numbered_page(ranking_list: RankingList, *, page: int, page_size: int) -> RankingPage:
+    total = ranking_list.entry_count
+    offset = (page - 1) * page_size
     if offset and offset >= total:
         raise PageOutOfRange(page)
-    rows = entries[offset : offset + page_size]
-    return RankingPage(
-        entries=list(rows), number=page, page_size=page_size, total=total, total_capped=capped
+    in_list = RankingEntry.objects.filter(ranking_list=ranking_list)
+    anchor = (
+        in_list.filter(rank__lte=offset + 1).order_by("-rank").values_list("rank", flat=True)
+    ).first()
+    if anchor is None:
+        return RankingPage(entries=[], number=page, page_size=page_size, total=total)
+    skip = offset + 1 - anchor
+    ids = list(
+        in_list.filter(rank__gte=anchor)
+        .order_by("rank", "id")
+        .values_list("id", flat=True)[skip : skip + page_size]
     )
+    return RankingPage(entries=_rows_by_id(ids), number=page, page_size=page_size, total=total)
 
 
 def list_countries() -> list[str]:

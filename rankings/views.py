@@ -12,7 +12,7 @@ import re
 from typing import Any
 
 from django.core.exceptions import BadRequest
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.html import format_html
@@ -25,7 +25,7 @@ from matches import clock
 from matches.models import Player, club_id_validator
 from matches.months import Month, local_month
 
-from . import badges, charts, export, selectors
+from . import badges, charts, selectors
 from . import selectors_public as public
 from .models import RankingList
 from .names import CATEGORY_NAMES, DISCIPLINE_GAMES, DISCIPLINE_NAMES, DISCIPLINE_TITLES
@@ -34,6 +34,7 @@ MAX_QUERY_LENGTH = 100
 MAX_PAGE = 1_000_000
 _COUNTRY = re.compile(r"^[A-Za-z]{2}$")
 _PAGE = re.compile(r"^[0-9]{1,7}$")
+_CURSOR = re.compile(r"^([0-9]{1,9})-([0-9]{1,18})$")
 BADGE_MAX_AGE = 60 * 60  # a list changes once a month; an hour keeps embeds fresh enough
 
 
@@ -60,6 +61,27 @@ def _page(request: HttpRequest) -> int:
     return int(raw)
 
 
+def _cursor(request: HttpRequest, name: str) -> public.Cursor | None:
+    """``after`` / ``before``: a place in a list written ``RANK-ID`` (the pager writes them)."""
+    raw = request.GET.get(name, "").strip()
+    if not raw:
+        return None
+    found = _CURSOR.match(raw)
+    if not found:
+        raise BadRequest(_("That link to a page of the list is damaged."))
+    return int(found.group(1)), int(found.group(2))
+
+
+def _start_rank(request: HttpRequest) -> int | None:
+    """``from``: go to a rank (the "go to rank" field)."""
+    raw = request.GET.get("from", "").strip()
+    if not raw:
+        return None
+    if not _PAGE.match(raw) or int(raw) < 1:
+        raise BadRequest(_("The rank must be a whole number from 1."))
+    return int(raw)
+
+
 def _filters(request: HttpRequest) -> public.RankingFilters:
     q = " ".join(request.GET.get("q", "").split())
     if len(q) > MAX_QUERY_LENGTH:
@@ -73,6 +95,8 @@ def _filters(request: HttpRequest) -> public.RankingFilters:
             club_id_validator(club)
         except Exception:
             raise BadRequest(_("A club id looks like CLUB-7.")) from None
+    if len(q) < public.MIN_NAME_SEARCH and not q.upper().startswith("P-"):
+        q = ""  # too short to search for (the page says so)
     return public.RankingFilters(q=q, country=country.upper(), club=club)
 
 
@@ -107,6 +131,8 @@ def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> 
             raise Http404(_("No list of that month has been published."))
     filters = _filters(request)
     page_number = _page(request)
+    start = _start_rank(request)
+    after, before = _cursor(request, "after"), _cursor(request, "before")
     context: dict[str, Any] = {
         "discipline": discipline,
         "discipline_name": DISCIPLINE_NAMES[discipline],
@@ -115,18 +141,27 @@ def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> 
         "tabs": _discipline_tabs(discipline),
         "ranking_list": ranking_list,
         "filters": filters,
+        "query": " ".join(request.GET.get("q", "").split()),
+        "short_query": bool(request.GET.get("q", "").strip()) and not filters.q,
+        "min_search": public.MIN_NAME_SEARCH,
         "is_archive": month is not None,
     }
     if ranking_list is None:
         return render(request, "rankings/ranking.html", context)
+    if start is not None:
+        # Go to a rank: the page holding that position, or the matches from that rank on.
+        page_number = (min(start, max(ranking_list.entry_count, 1)) - 1) // public.PAGE_SIZE + 1
+        after, before = (start, 0), None
     try:
-        page = public.ranking_page(ranking_list, filters=filters, page=page_number)
+        if filters.active:
+            page = public.ranking_page(ranking_list, filters=filters, after=after, before=before)
+        else:
+            page = public.ranking_page(ranking_list, page=page_number)
     except public.PageOutOfRange:
         raise Http404(_("That page is beyond the end of the list.")) from None
     clubs, more_clubs = public.list_clubs()
     list_month = Month.of(ranking_list.month)
     current = selectors.current_list(discipline=discipline) if month is not None else ranking_list
-    base = request.path
     keep = {"q": filters.q, "country": filters.country, "club": filters.club}
     context.update(
         page=page,
@@ -137,20 +172,42 @@ def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> 
         countries=public.list_countries(),
         clubs=clubs,
         club_select=not more_clubs,
-        first_url=f"{base}?{_query(**keep)}".rstrip("?"),
-        prev_url=f"{base}?{_query(**keep, page=page.number - 1)}".rstrip("?"),
-        next_url=f"{base}?{_query(**keep, page=page.number + 1)}",
-        last_url=f"{base}?{_query(**keep, page=page.num_pages)}".rstrip("?"),
+        pager=_pager(request.path, keep, page),
         keep=keep,
         downloads=_downloads(discipline, list_month),
     )
     return render(request, "rankings/ranking.html", context)
 
 
-def _downloads(discipline: str, month: Month) -> dict[str, str]:
+def _pager(path: str, keep: dict[str, str], page: public.RankingPage) -> dict[str, str]:
+    """The links of the pager: numbered pages of a whole list, cursors of a filtered view."""
+
+    def url(**params: Any) -> str:
+        query = _query(**keep, **params)
+        return f"{path}?{query}" if query else path
+
+    def place(cursor: public.Cursor | None) -> str:
+        return f"{cursor[0]}-{cursor[1]}" if cursor else ""
+
+    if page.number is not None:
+        return {
+            "first": url(),
+            "previous": url(page=page.number - 1),
+            "next": url(page=page.number + 1),
+            "last": url(page=page.num_pages),
+        }
     return {
-        "csv": reverse("rankings:ranking_csv", args=[discipline, str(month)]),
-        "json": reverse("rankings:ranking_json", args=[discipline, str(month)]),
+        "first": url(),
+        "previous": url(before=place(page.previous_cursor)),
+        "next": url(after=place(page.next_cursor)),
+    }
+
+
+def _downloads(discipline: str, month: Month) -> dict[str, str]:
+    """The whole list as CSV and JSON: the REST API's streamed downloads."""
+    return {
+        fmt: reverse("api-ranking-download", args=[discipline, str(month), fmt])
+        for fmt in ("csv", "json")
     }
 
 
@@ -402,50 +459,4 @@ def club(request: HttpRequest, club_id: str) -> HttpResponse:
             "punctuality_percent": round(100 * on_time / total) if total else None,
             "category_names": CATEGORY_NAMES,
         },
-    )
-
-
-# --- downloads ------------------------------------------------------------------------------
-
-DOWNLOAD_MAX_AGE = 24 * 60 * 60  # a published list never changes
-
-
-def _download_list(discipline: str, month: str) -> RankingList:
-    ranking_list = selectors.list_for_month(discipline=_discipline(discipline), month=_month(month))
-    if ranking_list is None:
-        raise Http404(_("No list of that month has been published."))
-    return ranking_list
-
-
-def _download_response(
-    chunks: Any, *, content_type: str, ranking_list: RankingList, extension: str
-) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(chunks, content_type=content_type)
-    name = f"{ranking_list.discipline}-ranking-{ranking_list.month:%Y-%m}.{extension}"
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    response["Cache-Control"] = f"public, max-age={DOWNLOAD_MAX_AGE}"
-    return response
-
-
-@require_GET
-def ranking_csv(request: HttpRequest, discipline: str, month: str) -> StreamingHttpResponse:
-    """L(month) as CSV, streamed in list order (the format of ``export_ranking``)."""
-    ranking_list = _download_list(discipline, month)
-    return _download_response(
-        export.csv_pieces(ranking_list),
-        content_type="text/csv; charset=utf-8",
-        ranking_list=ranking_list,
-        extension="csv",
-    )
-
-
-@require_GET
-def ranking_json(request: HttpRequest, discipline: str, month: str) -> StreamingHttpResponse:
-    """L(month) as JSON, streamed in list order (the format of ``export_ranking``)."""
-    ranking_list = _download_list(discipline, month)
-    return _download_response(
-        export.json_pieces(ranking_list),
-        content_type="application/json; charset=utf-8",
-        ranking_list=ranking_list,
-        extension="json",
     )

@@ -35,8 +35,10 @@ def publish(
     """A published list L(month) with the given entries (and the current pointer on it).
 
     The list is written as ``computing`` and then flipped to ``published``, as the service
-    does: published lists refuse changes to their entries (a trigger on PostgreSQL).
+    does: published lists refuse changes to their entries (a trigger on PostgreSQL). Like
+    the writer, it stores the entries in list order (rank, then federation id).
     """
+    rows = sorted(rows, key=lambda row: (row[1], row[0].player_id))
     day = Month.parse(month).first_day
     at = published_at or dt.datetime(day.year, day.month, 1, 0, 5, tzinfo=BERLIN) + dt.timedelta(
         days=32

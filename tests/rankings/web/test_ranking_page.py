@@ -3,14 +3,30 @@ and a fixed number of queries whatever the size of the list."""
 
 from __future__ import annotations
 
+import re
+from html import unescape
+
 import pytest
 from django.test import Client
 
+from rankings import selectors_public as public
 from tests.matches.factories import ClubFactory, PlayerFactory
 
 from .conftest import publish, ranking_rows, text
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(params=["few", "walked", "joined"])
+def plan(request, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The three ways a filtered view is read: the matching players' entries looked up by
+    player (few players: here up to 5,000), the list walked keeping those players' entries
+    (many: here more than 3), the list walked joined to the players (more: here over 4)."""
+    if request.param in {"walked", "joined"}:
+        monkeypatch.setattr(public, "FEW_PLAYERS", 3)
+    if request.param == "joined":
+        monkeypatch.setattr(public, "MANY_PLAYERS", 4)
+    return request.param
 
 
 @pytest.fixture
@@ -101,13 +117,16 @@ def test_table_semantics(client: Client, march) -> None:
         ("club=CLUB-NONE", []),
     ],
 )
-def test_search_and_filters(client: Client, march, query: str, expected: list[str]) -> None:
+def test_search_and_filters(
+    client: Client, march, plan: str, query: str, expected: list[str]
+) -> None:
     response = client.get(f"/ranking/fido/?{query}")
     assert response.status_code == 200
     html = response.content.decode()
     if expected:
         assert [r[2].split()[-1] for r in ranking_rows(html)] == expected
-        assert f"{len(expected)} player" in text(html)
+        if plan == "few":
+            assert f"{len(expected)} player" in text(html)
     else:
         assert '<table class="ranking">' not in html
         assert "No player on this list matches" in text(html)
@@ -123,7 +142,7 @@ def test_filters_stay_selected(client: Client, march) -> None:
 @pytest.fixture
 def big(clubs):
     """L(2026-04) of 130 players: ranks shared in groups of 7 (1, 1, .., 8, 8, ..), so that
-    groups straddle the page boundaries; inserted in reverse order."""
+    groups straddle the page boundaries."""
     berlin, vienna = clubs
     players = [
         PlayerFactory(
@@ -135,7 +154,7 @@ def big(clubs):
         for n in range(1, 131)
     ]
     rows = [(p, 1 + (i // 7) * 7, 100_000 - (i // 7) * 100, 3, None) for i, p in enumerate(players)]
-    return publish("2026-04", list(reversed(rows))), players
+    return publish("2026-04", rows), players
 
 
 def ids_on(client: Client, url: str) -> list[str]:
@@ -154,22 +173,68 @@ def test_pages_follow_list_order_across_shared_ranks(client: Client, big) -> Non
     assert page2[0][0] == "50"  # position 51 shares rank 50 (positions 50..56)
 
 
-def test_filtered_pages(client: Client, big) -> None:
+def links(html: str) -> dict[str, str]:
+    """rel -> href of the pager's links."""
+    return {
+        rel: unescape(href) for href, rel in re.findall(r'<a href="([^"]+)" rel="(\w+)">', html)
+    }
+
+
+def test_filtered_views_page_by_cursor(client: Client, big, plan: str) -> None:
     _, players = big
     germans = [p.player_id for p in players if p.country == "DE"]
     assert len(germans) == 65
-    assert ids_on(client, "/ranking/fido/?country=DE") == germans[:50]
-    assert ids_on(client, "/ranking/fido/?country=DE&page=2") == germans[50:]
-    assert client.get("/ranking/fido/?country=DE&page=3").status_code == 404
+    first = client.get("/ranking/fido/?country=DE").content.decode()
+    assert [r[2].split()[-1] for r in ranking_rows(first)] == germans[:50]
+    count = {
+        "few": "65 players match",
+        "walked": "65 registered players match",  # a country: walked joined to the players
+        "joined": "More than 4 registered players match",
+    }[plan]
+    assert count in text(first)
+    assert "prev" not in links(first)
+    second_url = links(first)["next"]
+    assert re.fullmatch(r"/ranking/fido/\?country=DE&after=\d+-\d+", second_url)
+    second = client.get(second_url).content.decode()
+    assert [r[2].split()[-1] for r in ranking_rows(second)] == germans[50:]
+    assert "next" not in links(second)
+    back = client.get(links(second)["prev"]).content.decode()
+    assert [r[2].split()[-1] for r in ranking_rows(back)] == germans[:50]
 
 
-def test_pager_links_keep_the_filters(client: Client, big) -> None:
-    html = client.get("/ranking/fido/?country=DE&q=Player").content.decode()
-    assert 'href="/ranking/fido/?q=Player&amp;country=DE&amp;page=2" rel="next"' in html
-    html = client.get("/ranking/fido/?page=2").content.decode()
-    assert 'href="/ranking/fido/" rel="prev"' in html
-    assert 'href="/ranking/fido/?page=3" rel="next"' in html
-    assert "page 2 of 3" in text(html)
+def test_going_back_to_the_start_shows_a_full_first_page(client: Client, big, plan) -> None:
+    _, players = big
+    germans = [p.player_id for p in players if p.country == "DE"]
+    second = client.get("/ranking/fido/?country=DE&from=20").content.decode()
+    shown = [r[2].split()[-1] for r in ranking_rows(second)]
+    # Ranks go 1, 8, 15, 22 (each shared by 7): the first German from rank 20 on is P-000023.
+    assert shown[0] == "P-000023" == germans[11]
+    back = client.get(links(second)["prev"]).content.decode()
+    assert [r[2].split()[-1] for r in ranking_rows(back)] == germans[:50]
+
+
+def test_go_to_rank(client: Client, big, plan) -> None:
+    _, players = big
+    rows = ranking_rows(client.get("/ranking/fido/?from=120").content.decode())
+    assert rows[0][2].split()[-1] == players[100].player_id  # page 3: positions 101..130
+    rows = ranking_rows(client.get("/ranking/fido/?from=999999").content.decode())
+    assert rows[-1][2].split()[-1] == players[-1].player_id  # past the end: the last page
+    rows = ranking_rows(client.get("/ranking/fido/?country=AT&from=50").content.decode())
+    assert [r[0] for r in rows][:3] == ["50", "50", "50"]  # positions 50..56 share rank 50
+
+
+def test_name_search_pages(client: Client, big, plan: str) -> None:
+    expected = [p.player_id for p in big[1] if "player 1" in p.name.lower()]
+    assert len(expected) == 31  # Player 100 .. Player 130
+    html = client.get("/ranking/fido/?q=player+1&from=120").content.decode()
+    shown = [r[2].split()[-1] for r in ranking_rows(html)]
+    assert shown == expected[20:]  # ranks 120 (Player 120..126) and 127 (Player 127..130)
+    assert "next" not in links(html) and "prev" in links(html)
+
+
+@pytest.mark.parametrize("cursor", ["after=12", "after=a-1", "before=1-2-3", "from=0", "from=x"])
+def test_malformed_cursor_or_rank_is_400(client: Client, big, cursor: str) -> None:
+    assert client.get(f"/ranking/fido/?country=DE&{cursor}").status_code == 400
 
 
 @pytest.mark.parametrize("page", ["abc", "0", "-1", "1.5", "99999999", "2%00"])
@@ -219,47 +284,21 @@ def test_a_discipline_without_a_list(client: Client, march) -> None:
     assert "No Austrian list has been published yet" in text(response.content.decode())
 
 
-def test_download_links(client: Client, march) -> None:
+def test_download_links_point_at_the_api(client: Client, march) -> None:
     html = client.get("/ranking/fido/").content.decode()
-    assert 'href="/ranking/fido/2026-03.csv"' in html
-    assert 'href="/ranking/fido/2026-03.json"' in html
-
-
-def test_csv_download(client: Client, march) -> None:
-    response = client.get("/ranking/fido/2026-03.csv")
+    assert 'href="/api/rankings/fido/2026-03.csv"' in html
+    assert 'href="/api/rankings/fido/2026-03.json"' in html
+    response = client.get("/api/rankings/fido/2026-03.csv")
     assert response.status_code == 200
-    assert response["Content-Type"].startswith("text/csv")
-    body = b"".join(response.streaming_content).decode()
-    lines = body.splitlines()
+    lines = b"".join(response.streaming_content).decode().splitlines()
     assert lines[0] == "rank,player_id,name,country,fladub,results_counted,previous_rank"
     assert lines[1] == "1,P-000001,Anna Müller,DE,431.07,23,4"
-    assert lines[4] == "4,P-000003,Cléo Martin,FR,12.50,1,"
-    assert len(lines) == 6
 
 
-def test_json_download(client: Client, march) -> None:
-    import json
-
-    response = client.get("/ranking/fido/2026-03.json")
-    assert response.status_code == 200
-    rows = json.loads(b"".join(response.streaming_content))
-    assert rows[0]["player_id"] == "P-000001" and rows[0]["fladub"] == 431.07
-    assert rows[3]["previous_rank"] is None
-
-
-@pytest.mark.parametrize("url", ["/ranking/fido/2026-02.csv", "/ranking/x/2026-03.json"])
-def test_download_of_a_missing_list_is_404(client: Client, march, url: str) -> None:
-    assert client.get(url).status_code == 404
-
-
-def test_download_of_a_malformed_month_is_400(client: Client, march) -> None:
-    assert client.get("/ranking/fido/2026-99.csv").status_code == 400
-
-
-# The list, the page (an anchor or a bounded count, then the rows), the months, countries
-# and clubs of the switcher and filters, and for an archived month the current list: no
-# query per row, however long the list.
-QUERIES = 7
+# The list; the page (an anchor or a bounded count, the page's entry ids, their rows); the
+# months, countries and clubs of the switcher and filters; for an archived month also the
+# current list: no query per row, however long the list.
+QUERIES = 8
 
 
 @pytest.mark.parametrize(
@@ -267,7 +306,9 @@ QUERIES = 7
     [
         "/ranking/fido/",
         "/ranking/fido/?page=3",
-        "/ranking/fido/?country=DE&page=2&q=player",
+        "/ranking/fido/?country=DE&q=player",
+        "/ranking/fido/?country=DE&after=22-5",
+        "/ranking/fido/?country=DE&before=99-500",
         "/ranking/fido/2026-04/?page=2",
     ],
 )
@@ -276,3 +317,51 @@ def test_queries_do_not_grow_with_the_list(
 ) -> None:
     with django_assert_max_num_queries(QUERIES):
         assert client.get(url).status_code == 200
+
+
+def test_a_list_written_by_the_ranking_job_shows_in_export_order(client: Client, plan) -> None:
+    """Pages order a shared rank by entry id: the writer stores entries in the order the
+    FLADUB core ranked them (federation id within a rank), whatever the players' keys."""
+    import datetime as dt
+
+    import numpy as np
+
+    from rankings import export, fladub, writer
+    from rankings.models import CurrentList, RankingList
+
+    # Created in reverse federation-id order: database keys disagree with federation ids.
+    players = [PlayerFactory(player_id=f"P-00000{n}", name=f"Tied {n}") for n in (4, 3, 2, 1)]
+    key: dict[str, int] = {p.player_id: p.pk for p in players}
+    order = np.zeros(max(key.values()) + 1, dtype=np.int64)
+    for position, player_id in enumerate(sorted(key)):
+        order[key[player_id]] = position
+    points = {"P-000001": 5, "P-000002": 10, "P-000003": 10, "P-000004": 10}
+    ids: list[int] = sorted(int(v) for v in key.values())
+    by_key = {v: k for k, v in key.items()}
+    totals = fladub.PlayerTotals(
+        player=np.array(ids, dtype=np.int64),
+        units=np.array([points[by_key[i]] * fladub.UNITS_PER_POINT for i in ids], np.int64),
+        results_counted=np.ones(len(ids), dtype=np.int64),
+    )
+    ranking = fladub.rank_list(totals, fladub.month_index(2026, 3), player_order=order)
+    now = dt.datetime(2026, 4, 1, 0, 10, tzinfo=dt.UTC)
+    ranking_list = RankingList.objects.create(
+        discipline="fido", month=dt.date(2026, 3, 1), entry_count=len(ranking), created_at=now
+    )
+    writer.write_entries(ranking_list=ranking_list, ranking=ranking)
+    RankingList.objects.filter(pk=ranking_list.pk).update(status="published", published_at=now)
+    CurrentList.objects.create(discipline="fido", ranking_list=ranking_list, updated_at=now)
+
+    shown = [r[2].split()[-1] for r in ranking_rows(client.get("/ranking/fido/").content.decode())]
+    csv_lines = "".join(export.csv_pieces(ranking_list)).splitlines()[1:]
+    exported = [line.split(",")[1] for line in csv_lines]
+    assert shown == exported == ["P-000002", "P-000003", "P-000004", "P-000001"]
+    filtered = client.get("/ranking/fido/?q=tied").content.decode()
+    assert [r[2].split()[-1] for r in ranking_rows(filtered)] == shown
+
+
+def test_a_name_search_needs_three_letters(client: Client, march) -> None:
+    html = client.get("/ranking/fido/?q=m%C3%BC").content.decode()
+    assert "Type at least 3 letters of a name, or a whole player id, to search" in text(html)
+    assert len(ranking_rows(html)) == 5  # the whole list
+    assert 'value="mü"' in html
