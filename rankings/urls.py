@@ -7,11 +7,8 @@ from .feeds import NewListsFeed
 
 app_name = "rankings"
 urlpatterns: list = [
-    # The public site (no login). The .csv/.json routes come before the month page, whose
-    # <str:month> would otherwise take "2026-03.csv".
+    # The public site (no login); its CSV and JSON downloads are the API's (api_urls.py).
     path("ranking/<str:discipline>/", views.ranking, name="ranking"),
-    path("ranking/<str:discipline>/<str:month>.csv", views.ranking_csv, name="ranking_csv"),
-    path("ranking/<str:discipline>/<str:month>.json", views.ranking_json, name="ranking_json"),
     path("ranking/<str:discipline>/<str:month>/", views.ranking, name="ranking_month"),
     path("players/<str:player_id>/", views.player, name="player"),
     path("players/<str:player_id>/badge.svg", views.player_badge, name="player_badge"),
