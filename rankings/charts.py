@@ -86,7 +86,7 @@ def line_chart(
     title: str,
     desc: str,
     chart_id: str,
-    width: int = 560,
+    width: int = 420,
     height: int = 240,
     invert: bool = False,
     integer: bool = False,
