@@ -23,8 +23,10 @@ exactly what a single reader would. Elsewhere (SQLite) ``values_list`` feeds Num
 from __future__ import annotations
 
 import itertools
+import logging
 import select
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +42,7 @@ from . import fladub
 from .models import RankingEntry, RankingList
 
 I64 = npt.NDArray[np.int64]
+logger = logging.getLogger(__name__)
 
 PGCOPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 # PostgreSQL dates are days since 2000-01-01; NumPy's since 1970-01-01.
@@ -94,11 +97,26 @@ def load_window(
                 cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         if not outermost:
             streams = 1  # other connections cannot see the enclosing transaction's rows
+        started = time.perf_counter()
         sides = load_sides(discipline=discipline, month=month, streams=streams, portable=not fast)
+        loaded = time.perf_counter()
         played = np.unique(sides.month_played).tolist() if len(sides) else []
         wanted = {Month.from_index(m - 1) for m in played} | {month.prev()}
         published = load_published(discipline=discipline, months=wanted, portable=not fast)
+        listed = time.perf_counter()
         player_order = load_player_order(portable=not fast)
+        logger.info(
+            "loaded %s %s: %d results in %.2f s (%d streams), %d published lists in %.2f s, "
+            "player order in %.2f s",
+            discipline,
+            month,
+            len(sides),
+            loaded - started,
+            streams if fast else 0,
+            len(published),
+            listed - loaded,
+            time.perf_counter() - listed,
+        )
     return Window(
         discipline=discipline,
         month=month,

@@ -115,9 +115,6 @@ def month_close(
             window = loader.load_window(
                 discipline=discipline, month=month, streams=_streams(streams)
             )
-            logger.info(
-                "close %s %s: %d results in the window", discipline, month, len(window.sides)
-            )
 
             tracker.stage("compute")
             ranking = fladub.compute_list(

@@ -13,6 +13,8 @@ row is a 66-byte record of which new players' rows keep the first 58 bytes. Else
 
 from __future__ import annotations
 
+import logging
+import time
 from typing import Any
 
 import numpy as np
@@ -54,6 +56,7 @@ _RECORD = np.dtype(
 _NEW_ROW_BYTES = _RECORD.fields["previous"][1] + 4  # type: ignore[index]
 _CHUNK_BYTES = 8 * 1024 * 1024
 _BATCH = 2000
+logger = logging.getLogger(__name__)
 
 
 def write_entries(*, ranking_list: RankingList, ranking: fladub.RankingList) -> int:
@@ -100,12 +103,21 @@ def binary_copy_buffer(list_id: int, ranking: fladub.RankingList) -> bytes:
 def _write_copy(ranking_list: RankingList, ranking: fladub.RankingList) -> int:
     connection.ensure_connection()
     raw: Any = connection.connection
+    started = time.perf_counter()
     stream = memoryview(binary_copy_buffer(ranking_list.pk, ranking))
+    built = time.perf_counter()
     table = RankingEntry._meta.db_table
     statement = f"COPY {table} ({', '.join(ENTRY_COLUMNS)}) FROM STDIN (FORMAT binary)"
     with raw.cursor() as cursor, cursor.copy(statement) as copy:
         for start in range(0, len(stream), _CHUNK_BYTES):
             copy.write(stream[start : start + _CHUNK_BYTES])
+    logger.info(
+        "wrote %d entries of list %s: buffer %.2f s, COPY %.2f s",
+        len(ranking),
+        ranking_list.pk,
+        built - started,
+        time.perf_counter() - built,
+    )
     return len(ranking)
 
 

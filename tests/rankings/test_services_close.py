@@ -261,3 +261,29 @@ def test_progress_is_reported_stage_by_stage(club, abcd) -> None:
     assert [s for s, _ in seen] == ["freeze", "load", "compute", "write", "publish", "done"]
     assert [p for _, p in seen] == sorted(p for _, p in seen)
     assert seen[-1] == ("done", 100)
+
+
+@pytest.mark.postgres
+def test_postgres_refuses_new_entries_in_a_published_list_or_a_missing_one(club, abcd) -> None:
+    worked_example_table(club, abcd)
+    march = close("2026-03")
+    with pytest.raises(IntegrityError, match="immutable"), transaction.atomic():
+        RankingEntry.objects.create(
+            ranking_list=march, player=abcd[3], rank=9, fladub_cents=1, results_counted=1
+        )
+    with pytest.raises(IntegrityError, match="does not exist"), transaction.atomic():
+        RankingEntry.objects.create(
+            ranking_list_id=march.pk + 1000,
+            player=abcd[3],
+            rank=9,
+            fladub_cents=1,
+            results_counted=1,
+        )
+    with pytest.raises(IntegrityError, match="immutable"), transaction.atomic():
+        RankingEntry.objects.filter(ranking_list=march).delete()
+    with pytest.raises(IntegrityError, match="immutable"), transaction.atomic():
+        from django.db import connection
+
+        with connection.cursor() as cursor:
+            cursor.execute("DELETE FROM rankings_rankinglist WHERE id = %s", [march.pk])
+    assert len(rows(march)) == 3
