@@ -139,3 +139,32 @@ def test_the_copy_writer_stores_what_bulk_create_would() -> None:
         (pks[3], 4, 5, 2, 7, 3),
         (pks[4], 5, 1, 1, None, None),
     ]
+
+
+def test_canonical_orders_rows_like_fladub_does() -> None:
+    rng = np.random.default_rng(3)
+    n_matches = 500
+    k = rng.integers(2, 6, n_matches)
+    team = np.where(rng.random(n_matches) < 0.3, 2, 1)
+    members = k * team
+    match = np.repeat(np.arange(n_matches) * 3 + 5, members)
+    position = np.arange(len(match)) - np.repeat(np.cumsum(members) - members, members)
+    side = position % np.repeat(k, members)
+    player = rng.permutation(len(match) * 2)[: len(match)]
+    sides = fladub.Sides(
+        match_id=match,
+        month_played=np.zeros(len(match)),
+        counting_month=np.zeros(len(match)),
+        base=np.full(len(match), 10.0),
+        side_no=side,
+        score=rng.integers(0, 5, len(match)),
+        player=player,
+    )
+    shuffled = sides.take(rng.permutation(len(match)))
+    assert not shuffled.is_canonical()
+    ordered = loader.canonical(shuffled)
+    assert ordered.is_canonical()
+    expected = shuffled.canonical()
+    for name in ("match_id", "side_no", "player", "score"):
+        assert np.array_equal(getattr(ordered, name), getattr(expected, name))
+    assert loader.canonical(ordered) is ordered
