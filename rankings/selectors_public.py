@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from django.db import connection
 from django.db.models import Count, F, Q, QuerySet
 from django.db.models.fields.tuple_lookups import Tuple, TupleGreaterThan, TupleLessThan
 from django.db.models.functions import TruncMonth
@@ -57,10 +58,9 @@ from .models import CurrentList, RankingEntry, RankingList
 
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
-FEW_PLAYERS = 2_000
-"""A filter matching at most this many registered players reads their entries by player."""
 MANY_PLAYERS = 20_000
-"""A name search matching up to this many walks the list keeping their entries by id."""
+"""A filter matching at most this many registered players reads their entries by player;
+a broader one walks the list in order."""
 MIN_NAME_SEARCH = 3
 """Shorter name searches are refused (no index narrows "an" or "li"; ids are exempt)."""
 MAX_MERGE_HOPS = 20
@@ -144,9 +144,8 @@ class RankingPage:
     entries: list[RankingEntry]
     page_size: int
     total: int
-    """What ``counted`` says: ``"entries"`` of the list or of the filtered view;
-    ``"registered"`` players who match the filter (not all need be on the list); ``"more"``:
-    more than this many registered players match."""
+    """What ``counted`` says: ``"entries"`` of the list or of the filtered view; ``"more"``:
+    more than this many registered players match (not all need be on the list)."""
     counted: str = "entries"
     number: int | None = None
     """The page number (whole lists only)."""
@@ -210,18 +209,13 @@ def ranking_page(
     bounded look at the matching registered players, not left to the planner's estimate
     of a name search:
 
-    - at most :data:`FEW_PLAYERS`: their entries are looked up by player, sorted and cut
-      (and counted exactly);
-    - a name search matching at most :data:`MANY_PLAYERS`: the list is walked in order
-      from the cursor on the covering ``(ranking_list, rank, id) INCLUDE (player_id)``
-      index, keeping the entries of those players (index-only; about ``page_size`` / their
-      share entries per page);
-    - otherwise (a large country, a very common name): the list is walked in order joined
-      to the players (a country is checked on the ``(country, id)`` index; a share of over
-      0.2% of a million means at most some 25,000 index entries per page, usually far
-      fewer).
+    - at most :data:`MANY_PLAYERS`: their entries are looked up by player (index-only),
+      sorted, counted exactly and cut at the cursor;
+    - more (a large country, a very common name): the list is walked in order from the
+      cursor joined to the players (a country is checked on the ``(country, id)`` index);
+      with over 2% of a million matching, a page reads a few thousand entries at most.
 
-    So no filtered page costs more than a few thousand index entries, however deep.
+    So a filtered page costs at most some 20,000 index lookups, however deep it is.
     """
     if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
         raise ValueError("page and page_size must be positive")
@@ -229,31 +223,38 @@ def ranking_page(
     if not filters.active:
         return _numbered_page(ranking_list, page=page, page_size=page_size)
     players = list(_matching_players(filters).values_list("id", flat=True)[: MANY_PLAYERS + 1])
-    if len(players) <= FEW_PLAYERS:
-        places = sorted(
-            RankingEntry.objects.filter(ranking_list=ranking_list, player_id__in=players)
-            .values_list("rank", "id")
-            .order_by()
-        )
-        return _page_of_places(places, after=after, before=before, page_size=page_size)
-    if filters.q and len(players) <= MANY_PLAYERS:
-        # A name is checked on the player's row: walking the list joined to the players would
-        # read one for every entry passed. The ids of the players found are checked on the
-        # index instead (a hashed IN list).
-        matches = RankingEntry.objects.filter(ranking_list=ranking_list, player_id__in=players)
-    else:
-        matches = selectors.list_entries(
-            ranking_list=ranking_list,
-            country=filters.country or None,
-            club=filters.club or None,
-            search=filters.q or None,
-        )
-    page_found = _walked_page(matches, after=after, before=before, page_size=page_size)
     if len(players) <= MANY_PLAYERS:
-        page_found.total, page_found.counted = len(players), "registered"
-    else:
-        page_found.total, page_found.counted = MANY_PLAYERS, "more"
+        places = _places_of(ranking_list, players)
+        return _page_of_places(places, after=after, before=before, page_size=page_size)
+    matches = selectors.list_entries(
+        ranking_list=ranking_list,
+        country=filters.country or None,
+        club=filters.club or None,
+        search=filters.q or None,
+    )
+    page_found = _walked_page(matches, after=after, before=before, page_size=page_size)
+    page_found.total, page_found.counted = MANY_PLAYERS, "more"
     return page_found
+
+
+def _places_of(ranking_list: RankingList, player_ids: list[int]) -> list[tuple[int, int]]:
+    """(rank, id) of the given players' entries in a list, sorted.
+
+    On PostgreSQL the ids travel as one array joined to the covering ``(player,
+    ranking_list) INCLUDE (rank, id)`` index: one index-only probe per player, and no plan
+    time spent estimating each of thousands of literals of an ``IN`` list.
+    """
+    if connection.vendor != "postgresql":
+        entries = RankingEntry.objects.filter(ranking_list=ranking_list, player_id__in=player_ids)
+        return sorted(entries.order_by().values_list("rank", "id"))
+    table = connection.ops.quote_name(RankingEntry._meta.db_table)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT e.rank, e.id FROM unnest(%s::bigint[]) AS u(player) "  # noqa: S608
+            f"JOIN {table} e ON e.player_id = u.player AND e.ranking_list_id = %s",
+            [player_ids, ranking_list.pk],
+        )
+        return sorted(cursor.fetchall())
 
 
 def _matching_players(filters: RankingFilters) -> QuerySet[Player]:
@@ -354,8 +355,6 @@ def list_countries() -> list[str]:
     On PostgreSQL a loose index scan (a recursive query jumping from one country to the next
     through the country index) reads one index entry per country instead of every player.
     """
-    from django.db import connection
-
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute(

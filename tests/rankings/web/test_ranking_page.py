@@ -17,14 +17,12 @@ from .conftest import publish, ranking_rows, text
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture(params=["few", "walked", "joined"])
+@pytest.fixture(params=["by_player", "walked"])
 def plan(request, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The three ways a filtered view is read: the matching players' entries looked up by
-    player (few players: here up to 5,000), the list walked keeping those players' entries
-    (many: here more than 3), the list walked joined to the players (more: here over 4)."""
-    if request.param in {"walked", "joined"}:
-        monkeypatch.setattr(public, "FEW_PLAYERS", 3)
-    if request.param == "joined":
+    """Both ways a filtered view is read: the matching players' entries looked up by player
+    (up to 20,000 players), and the list walked in order joined to the players (more: here,
+    more than 4)."""
+    if request.param == "walked":
         monkeypatch.setattr(public, "MANY_PLAYERS", 4)
     return request.param
 
@@ -125,7 +123,7 @@ def test_search_and_filters(
     html = response.content.decode()
     if expected:
         assert [r[2].split()[-1] for r in ranking_rows(html)] == expected
-        if plan == "few":
+        if plan == "by_player":
             assert f"{len(expected)} player" in text(html)
     else:
         assert '<table class="ranking">' not in html
@@ -187,9 +185,8 @@ def test_filtered_views_page_by_cursor(client: Client, big, plan: str) -> None:
     first = client.get("/ranking/fido/?country=DE").content.decode()
     assert [r[2].split()[-1] for r in ranking_rows(first)] == germans[:50]
     count = {
-        "few": "65 players match",
-        "walked": "65 registered players match",  # a country: walked joined to the players
-        "joined": "More than 4 registered players match",
+        "by_player": "65 players match",
+        "walked": "More than 4 registered players match",
     }[plan]
     assert count in text(first)
     assert "prev" not in links(first)
