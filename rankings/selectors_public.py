@@ -376,9 +376,14 @@ def list_countries() -> list[str]:
 CLUB_SELECT_LIMIT = 300
 
 
-def list_clubs(limit: int = CLUB_SELECT_LIMIT) -> tuple[list[Club], bool]:
-    """Up to ``limit`` clubs by id for the club filter, and whether there are more."""
-    clubs = list(Club.objects.order_by("club_id").only("club_id", "name", "country")[: limit + 1])
+def list_clubs(limit: int = CLUB_SELECT_LIMIT) -> tuple[list[dict[str, str]], bool]:
+    """Up to ``limit`` clubs by id (``club_id``, ``name``, ``country``) for the club filter,
+    and whether there are more (then the page asks for a club id instead)."""
+    rows = Club.objects.order_by("club_id").values_list("club_id", "name", "country")
+    clubs = [
+        {"club_id": club_id, "name": name, "country": country}
+        for club_id, name, country in rows[: limit + 1]
+    ]
     return clubs[:limit], len(clubs) > limit
 
 

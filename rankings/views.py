@@ -108,6 +108,15 @@ def _query(**params: Any) -> str:
 # --- pages ----------------------------------------------------------------------------------
 
 
+def _url_prefixes() -> dict[str, str]:
+    """The prefixes of player and club addresses: pages that link hundreds of players
+    append the ids instead of reversing a URL for each (a noticeable share of their time)."""
+    return {
+        "player": reverse("rankings:player", args=["-"])[:-2],
+        "club": reverse("rankings:club", args=["-"])[:-2],
+    }
+
+
 def _discipline_tabs(current: str) -> list[dict[str, Any]]:
     return [
         {
@@ -173,6 +182,7 @@ def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> 
         clubs=clubs,
         club_select=not more_clubs,
         pager=_pager(request.path, keep, page),
+        urls=_url_prefixes(),
         keep=keep,
         downloads=_downloads(discipline, list_month),
     )
@@ -359,6 +369,7 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
         "badge_alt": _badge_text(selected, entry)[2],
         "badge_snippets": _badge_snippets(request, found),
         "category_names": CATEGORY_NAMES,
+        "urls": _url_prefixes(),
     }
     return render(request, "rankings/player.html", context)
 
