@@ -59,8 +59,10 @@ from .models import CurrentList, RankingEntry, RankingList
 PAGE_SIZE = 50
 MAX_PAGE_SIZE = 200
 MANY_PLAYERS = 20_000
-"""A filter matching at most this many registered players reads their entries by player;
-a broader one walks the list in order."""
+"""A name search matching at most this many registered players reads their entries by
+player; a broader one walks the list in order."""
+MANY_BY_INDEX = 5_000
+"""The same bound for a country or club filter (checked on an index while walking)."""
 MIN_NAME_SEARCH = 3
 """Shorter name searches are refused (no index narrows "an" or "li"; ids are exempt)."""
 MAX_MERGE_HOPS = 20
@@ -209,21 +211,27 @@ def ranking_page(
     bounded look at the matching registered players, not left to the planner's estimate
     of a name search:
 
-    - at most :data:`MANY_PLAYERS`: their entries are looked up by player (index-only),
-      sorted, counted exactly and cut at the cursor;
-    - more (a large country, a very common name): the list is walked in order from the
-      cursor joined to the players (a country is checked on the ``(country, id)`` index);
-      with over 2% of a million matching, a page reads a few thousand entries at most.
+    - at most :data:`MANY_PLAYERS` for a name search, :data:`MANY_BY_INDEX` for a country
+      or a club: their entries are looked up by player (index-only), sorted, counted
+      exactly and cut at the cursor;
+    - more: the list is walked in order from the cursor joined to the players (a country
+      is checked on the ``(country, id)`` index); with that many matching, a page reads
+      at most some 10,000 entries (a name) or 50,000 index entries (a country), usually
+      far fewer.
 
-    So a filtered page costs at most some 20,000 index lookups, however deep it is.
+    So a filtered page costs some 20,000 index lookups at most, however deep it is.
     """
     if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
         raise ValueError("page and page_size must be positive")
     filters = filters or RankingFilters()
     if not filters.active:
         return _numbered_page(ranking_list, page=page, page_size=page_size)
-    players = list(_matching_players(filters).values_list("id", flat=True)[: MANY_PLAYERS + 1])
-    if len(players) <= MANY_PLAYERS:
+    # A name is checked on the player's row, so walking the list for a name reads a player
+    # per entry passed: looking the matches up by player pays off up to many more of them
+    # than for a country or club, which an index checks.
+    most = MANY_PLAYERS if filters.q else MANY_BY_INDEX
+    players = list(_matching_players(filters).values_list("id", flat=True)[: most + 1])
+    if len(players) <= most:
         places = _places_of(ranking_list, players)
         return _page_of_places(places, after=after, before=before, page_size=page_size)
     matches = selectors.list_entries(
@@ -233,7 +241,7 @@ def ranking_page(
         search=filters.q or None,
     )
     page_found = _walked_page(matches, after=after, before=before, page_size=page_size)
-    page_found.total, page_found.counted = MANY_PLAYERS, "more"
+    page_found.total, page_found.counted = most, "more"
     return page_found
 
 

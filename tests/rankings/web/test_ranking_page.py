@@ -24,6 +24,7 @@ def plan(request, monkeypatch: pytest.MonkeyPatch) -> str:
     more than 4)."""
     if request.param == "walked":
         monkeypatch.setattr(public, "MANY_PLAYERS", 4)
+        monkeypatch.setattr(public, "MANY_BY_INDEX", 4)
     return request.param
 
 
