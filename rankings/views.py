@@ -15,6 +15,7 @@ from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.formats import number_format
 from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
@@ -270,14 +271,14 @@ def _history_charts(points: list[public.HistoryPoint], name: str, code: str) -> 
     best = min(listed, key=lambda p: (p.rank, p.month)) if listed else None
     fladub_desc = _(
         "%(name)s's FLADUB in each %(discipline)s list from %(first)s to %(last)s: "
-        "highest %(high).2f, latest %(latest).2f."
+        "highest %(high)s, latest %(latest)s."
     ) % {
         "name": name,
         "discipline": discipline,
         "first": labels[0],
         "last": labels[-1],
-        "high": max(fladubs),
-        "latest": fladubs[-1],
+        "high": number_format(max(fladubs), 2),
+        "latest": number_format(fladubs[-1], 2),
     }
     rank_desc = (
         _(
@@ -303,6 +304,7 @@ def _history_charts(points: list[public.HistoryPoint], name: str, code: str) -> 
                 desc=fladub_desc,
                 chart_id=f"chart-fladub-{code}",
                 height=220,
+                value_format=lambda v: number_format(v, 2),
             )
         ),
         "rank_svg": mark_safe(  # noqa: S308 - as above
