@@ -50,7 +50,7 @@ from django.db.models import Count, F, Q, QuerySet
 from django.db.models.fields.tuple_lookups import Tuple, TupleGreaterThan, TupleLessThan
 from django.db.models.functions import TruncMonth
 
-from matches.models import Club, Discipline, Match, Player, Secretary, SideMember, Status
+from matches.models import Club, Match, Player, Secretary, SideMember, Status
 from matches.months import Month
 
 from . import fladub, selectors
@@ -65,7 +65,6 @@ MANY_BY_INDEX = 5_000
 """The same bound for a country or club filter (checked on an index while walking)."""
 MIN_NAME_SEARCH = 3
 """Shorter name searches are refused (no index narrows "an" or "li"; ids are exempt)."""
-MAX_MERGE_HOPS = 20
 
 
 class PageOutOfRange(LookupError):
@@ -754,10 +753,6 @@ def club_punctuality(club: Club, *, last: Month, months: int = 12) -> list[Punct
     return out
 
 
-def club_member_count(club: Club) -> int:
-    return Player.objects.filter(club=club, merged_into__isnull=True).count()
-
-
 # --- navigation -----------------------------------------------------------------------------
 
 
@@ -765,6 +760,3 @@ def is_secretary(user: Any) -> bool:
     if not getattr(user, "is_authenticated", False):
         return False
     return bool(user.is_staff) or Secretary.objects.filter(user=user).exists()
-
-
-DISCIPLINES: tuple[str, ...] = tuple(Discipline.values)

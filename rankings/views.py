@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.core.exceptions import BadRequest
+from django.core.exceptions import BadRequest, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -94,7 +94,7 @@ def _filters(request: HttpRequest) -> public.RankingFilters:
     if club:
         try:
             club_id_validator(club)
-        except Exception:
+        except ValidationError:
             raise BadRequest(_("A club id looks like CLUB-7.")) from None
     if len(q) < public.MIN_NAME_SEARCH and not q.upper().startswith("P-"):
         q = ""  # too short to search for (the page says so)
