@@ -109,6 +109,8 @@ class Shown:
     hidden_games: int = 0
     teams: list[list[str]] = field(default_factory=list)
     anchor: str = "r"  # prefix of the element ids, unique per record on a page
+    banker: str | None = None
+    settings: dict[str, Any] = field(default_factory=dict)  # stakes, pool... (as recorded)
 
 
 # --- Pages --------------------------------------------------------------------------------
@@ -323,7 +325,16 @@ def _present(
         hidden_games=max(0, len(record.games) - MAX_GAMES_DRAWN),
         teams=[list(t) for t in record.teams] if record.teams else [],
         anchor=anchor,
+        banker=record.banker,
+        settings={k: _setting(v) for k, v in record.extra.items()},
     )
+
+
+def _setting(value: Any) -> str:
+    """A top-level setting of the record (stakes, per-game payment...) as short text."""
+    if isinstance(value, Mapping):
+        return ", ".join(f"{k} {v}" for k, v in value.items())
+    return str(value)
 
 
 def _present_game(

@@ -35,6 +35,7 @@ def text(html: str) -> str:
     html = re.sub(r"</?(?:code|small|strong|em|span|a|time)\b[^>]*>", "", html)
     return " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
 
+
 # RULES.md section 2 style: a three-player double-6 game that ends with A's last tile.
 RECORD: dict[str, Any] = {
     "format": "fido-game-record/1",
@@ -347,3 +348,12 @@ def test_a_stored_record_the_engine_now_refuses_is_shown_as_refused(
     response = client.get(reverse("matches:match_records", args=[stored_match.pk]))
     assert response.status_code == 200  # the page exists; the record is what is wrong
     assert "records[0].games[0].moves[1]" in refusal(response.content.decode())
+
+
+@pytest.mark.django_db
+def test_a_buki_session_shows_its_banker_and_stakes(client: Client) -> None:
+    record = simulate("buki", seed=1, **EXAMPLES["buki"]).record
+    page = text(client.get(URL, {"example": "buki"}).content.decode())
+    stakes = record["stakes"]
+    assert f"Banker {record['banker']}" in page
+    assert f"stakes: min {stakes['min']}, max {stakes['max']}" in page
