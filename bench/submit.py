@@ -2,7 +2,7 @@
 
 Usage::
 
-    .venv/bin/python bench/submit.py [--scenario 1x16 --scenario 10x4] [--matches 6000]
+    .venv/bin/python bench/submit.py [--scenario 1x16 --scenario 10x2] [--matches 6000]
         [--duration 60] [--workers 4] [--threads 2] [--no-key] [--out FILE] [--update-docs]
 
 What it does, every step bounded and on the loopback interface only:
@@ -18,7 +18,7 @@ What it does, every step bounded and on the loopback interface only:
    with the per-user throttle raised through ``FIDO_THROTTLE_USER`` (the submissions scope
    falls back to it), waits for ``/healthz``.
 4. For each ``--scenario BATCHxCLIENTS`` (default ``1x16`` and ``1x4``: one match a
-   request from 16 and from 4 clients; ``10x4``: batches of 10 from 4 clients): the
+   request from 16 and from 4 clients; ``10x2``: batches of 10 from 2 clients): the
    clients (2 processes of threads, one keep-alive HTTP connection and one secretary
    token each) POST
    ``--matches`` matches, each a four-player FIDO table of the client's club with a fresh
@@ -74,6 +74,20 @@ def cpu_pressure() -> float | None:
         return None
     match = re.search(r"avg10=([0-9.]+)", first)
     return float(match.group(1)) if match else None
+
+
+def server_cpu_seconds(server: subprocess.Popen[bytes]) -> float:
+    """User + system CPU of the gunicorn workers (the children of the master) so far."""
+    total = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == server.pid:  # ppid
+            total += (int(fields[11]) + int(fields[12])) / tick
+    return total
 
 
 def machine() -> str:
@@ -310,6 +324,7 @@ def client_process(
         thread.join()
     results.put(
         {
+            "cpu_seconds": time.process_time(),
             "latencies": latencies,
             "statuses": statuses,
             "errors": errors,
@@ -382,6 +397,7 @@ def drive(
     accepted = statuses.get(201, 0)
     return {
         "batch": batch,
+        "client_cpu_seconds": round(sum(c["cpu_seconds"] for c in collected), 2),
         "accepted": accepted,
         "statuses": {str(k): v for k, v in sorted(statuses.items())},
         "errors_sample": [e for c in collected for e in c["errors"]][:5],
@@ -464,16 +480,32 @@ def update_docs(result: dict[str, Any]) -> None:
         "statements for a one-match request.",
         "",
         "| matches per request | clients | matches/s accepted | requests/s | p50 ms | p90 ms "
-        "| p99 ms | target |",
-        "|---|---|---|---|---|---|---|---|",
+        "| p99 ms | server CPU ms per request | target |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for run in result["runs"]:
         lat = run["latency_ms"]
         lines.append(
             f"| {run['batch']} | {run['clients']} | **{run['matches_per_second']:.0f}** | "
             f"{run['requests_per_second']:.0f} | {lat['p50']} | {lat['p90']} | {lat['p99']} | "
-            f"{'met' if meets(run) else 'NOT met'} |"
+            f"{run['server_cpu_ms_per_request']} | {'met' if meets(run) else 'NOT met'} |"
         )
+    singles = [r for r in result["runs"] if r["batch"] == 1]
+    batches = [r for r in result["runs"] if r["batch"] > 1]
+    if singles and batches:
+        one = min(r["server_cpu_ms_per_request"] for r in singles)
+        per_match = min(r["server_cpu_ms_per_request"] / r["batch"] for r in batches)
+        lines += [
+            "",
+            f"Why one match a request falls short: each such request costs the gunicorn worker "
+            f"about {one:.0f} ms of CPU (the Django/DRF request cycle with token auth and the "
+            f"throttle, then {result['queries_per_request']} SQL statements: idempotency "
+            "record, club and player lookups, the discipline lock, the stored revision check, "
+            "Submission, Match, Side, SideMember and MatchEvent inserts), so the two shared "
+            "cores, which also run PostgreSQL and the clients, top out far below 300 requests "
+            "a second. A batch pays the fixed part once (the service stores a batch in a "
+            f"constant number of statements): about {per_match:.1f} ms of server CPU per match.",
+        ]
     lines += [
         "",
         f"Measured {result['date']}; 1-minute load average before / after: "
@@ -509,7 +541,7 @@ def main() -> None:
         type=scenario,
         action="append",
         help="BATCHxCLIENTS: matches per request x concurrent clients (repeatable); "
-        "default 1x16, 1x4 and 10x4",
+        "default 1x16, 1x4 and 10x2",
     )
     parser.add_argument("--matches", type=int, default=6000, help="matches per scenario")
     parser.add_argument("--processes", type=int, default=2, help="client processes")
@@ -522,7 +554,7 @@ def main() -> None:
     parser.add_argument("--out", default="bench/results/submit.json")
     parser.add_argument("--update-docs", action="store_true")
     args = parser.parse_args()
-    scenarios = args.scenario or [(1, 16), (1, 4), (10, 4)]
+    scenarios = args.scenario or [(1, 16), (1, 4), (10, 2)]
     if args.port == 0:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -571,8 +603,14 @@ def main() -> None:
     try:
         for n, (batch, clients) in enumerate(scenarios):
             tag = f"{stamp}s{n}"
+            cpu_before = server_cpu_seconds(server)
             run = drive(args, seeded, tag, batch, clients)
             run["cpu_pressure_after"] = cpu_pressure()
+            # Includes the untimed warm-up requests, so divide by every request sent.
+            sent = run["requests"] + clients * args.warmup
+            run["server_cpu_ms_per_request"] = round(
+                (server_cpu_seconds(server) - cpu_before) / sent * 1000, 1
+            )
             run["stored_rows_check"] = stored_count(tag)
             connection.close()
             if run["stored_rows_check"] != run["accepted"]:
