@@ -119,4 +119,4 @@ def test_window_of_eleven_months() -> None:
 
 def test_naive_instants_are_refused() -> None:
     with pytest.raises(ValueError, match="aware"):
-        verdict(dt.date(2026, 3, 1), dt.datetime(2026, 3, 2))  # noqa: DTZ001
+        verdict(dt.date(2026, 3, 1), dt.datetime(2026, 3, 2))

@@ -13,6 +13,7 @@ from django.core.management.base import BaseCommand
 
 from matches import clock
 from matches.demo import DEMO_ADMIN, DEMO_SECRETARY, seed
+from rankings.services import close_past_months
 
 
 class Command(BaseCommand):
@@ -21,11 +22,8 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         now = clock.now()
         seed(now=now, log=self.stdout.write)
-        try:
-            from rankings.services import close_past_months
-        except ImportError:
-            close_past_months = None
-        if close_past_months is not None:
-            close_past_months(now=now)
+        published = close_past_months(now=now)
+        if published:
+            self.stdout.write(f"  published {len(published)} ranking lists (every past month)")
         self.stdout.write(f"  demo admin:     {DEMO_ADMIN[0]} / {DEMO_ADMIN[1]}")
         self.stdout.write(f"  demo secretary: {DEMO_SECRETARY[0]} / {DEMO_SECRETARY[1]} (CLUB-BER)")
