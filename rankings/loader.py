@@ -102,11 +102,21 @@ def load_window(
         loaded = time.perf_counter()
         played = np.unique(sides.month_played).tolist() if len(sides) else []
         wanted = {Month.from_index(m - 1) for m in played} | {month.prev()}
-        published = load_published(discipline=discipline, months=wanted, portable=not fast)
-        listed = time.perf_counter()
-        player_order = load_player_order(portable=not fast)
+        if fast:
+            # The published lists and the player order, spread over the same streams.
+            lists = _published_ids(discipline, wanted)
+            statements = [_player_order_statement()]
+            statements += [_published_statement(i) for i in lists.values()]
+            buffers = read_copies(statements, streams=streams)
+            pks = parse_binary_copy(buffers.pop(0), [("id", ">i8")])["id"].astype(np.int64)
+            player_order = _player_order_from(pks)
+            published = _published_from(lists, buffers)
+            del buffers
+        else:
+            published = load_published(discipline=discipline, months=wanted, portable=True)
+            player_order = load_player_order(portable=True)
         logger.info(
-            "loaded %s %s: %d results in %.2f s (%d streams), %d published lists in %.2f s, "
+            "loaded %s %s: %d results in %.2f s (%d streams), %d published lists and the "
             "player order in %.2f s",
             discipline,
             month,
@@ -114,8 +124,7 @@ def load_window(
             loaded - started,
             streams if fast else 0,
             len(published),
-            listed - loaded,
-            time.perf_counter() - listed,
+            time.perf_counter() - loaded,
         )
     return Window(
         discipline=discipline,
@@ -282,41 +291,47 @@ def _relation_pages(table: str) -> int:
 # --- raw binary COPY --------------------------------------------------------------------------
 
 
-def read_copies(statements: list[str]) -> list[bytearray]:
-    """Run ``COPY ... TO STDOUT`` statements, the first on Django's connection (in its
-    transaction), the others on extra connections sharing its snapshot, in parallel."""
+def read_copies(statements: list[str], streams: int | None = None) -> list[bytearray]:
+    """Run ``COPY ... TO STDOUT`` statements on ``streams`` connections in parallel (default:
+    one per statement): Django's, in its transaction, and extra ones that import its
+    snapshot, so that every statement sees the same data. Results in statement order."""
     connection.ensure_connection()
     raw = connection.connection
     assert raw is not None  # noqa: S101
-    if len(statements) == 1:
-        return [_read_copy(raw, statements[0])]
-    # The first statement pins the snapshot; the others import it.
+    count = len(statements)
+    workers = count if streams is None else max(1, min(streams, count))
+    if workers <= 1:
+        return [_read_copy(raw, statement) for statement in statements]
     with raw.cursor() as cursor:
         cursor.execute("SELECT pg_export_snapshot()")
         row = cursor.fetchone()
         assert row is not None  # noqa: S101
         snapshot = row[0]
-    results: list[bytearray | None] = [None] * len(statements)
+    results: list[bytearray | None] = [None] * count
     errors: list[BaseException] = []
-    extras = [_extra_connection() for _ in statements[1:]]
+    pending = iter(range(count))
+    lock = threading.Lock()
+    extras = [_extra_connection() for _ in range(workers - 1)]
     try:
         for extra in extras:
             extra.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             extra.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
 
-        def run(index: int, conn: Any) -> None:
+        def run(conn: Any) -> None:
             try:
-                results[index] = _read_copy(conn, statements[index])
+                while not errors:
+                    with lock:
+                        index = next(pending, None)
+                    if index is None:
+                        return
+                    results[index] = _read_copy(conn, statements[index])
             except BaseException as exc:  # re-raised in the caller's thread
                 errors.append(exc)
 
-        threads = [
-            threading.Thread(target=run, args=(i + 1, extra), daemon=True)
-            for i, extra in enumerate(extras)
-        ]
+        threads = [threading.Thread(target=run, args=(extra,), daemon=True) for extra in extras]
         for thread in threads:
             thread.start()
-        run(0, raw)
+        run(raw)
         for thread in threads:
             thread.join()
     finally:
@@ -407,43 +422,77 @@ def parse_binary_copy(buffer: bytearray | bytes, columns: Iterable[tuple[str, st
 
 
 def load_published(
-    *, discipline: str, months: Iterable[Month], portable: bool = False
+    *, discipline: str, months: Iterable[Month], portable: bool = False, streams: int = 1
 ) -> dict[int, fladub.PublishedList]:
-    """The published lists of those months that have one: month index -> list (cents)."""
+    """The published lists of those months that have one: month index -> list (cents),
+    players in no particular order."""
+    lists = _published_ids(discipline, months)
+    if portable or not uses_copy():
+        published: dict[int, fladub.PublishedList] = {}
+        for index, list_id in lists.items():
+            rows = list(
+                RankingEntry.objects.filter(ranking_list_id=list_id)
+                .order_by("player_id")
+                .values_list("player_id", "fladub_cents")
+            )
+            published[index] = fladub.PublishedList(
+                player=np.array([r[0] for r in rows], dtype=np.int64),
+                fladub_cents=np.array([r[1] for r in rows], dtype=np.int64),
+            )
+        return published
+    buffers = read_copies([_published_statement(i) for i in lists.values()], streams=streams)
+    return _published_from(lists, buffers)
+
+
+def _published_ids(discipline: str, months: Iterable[Month]) -> dict[int, int]:
+    """Month index -> id of its published list, oldest first."""
     wanted = sorted(set(months))
     if not wanted:
         return {}
-    lists = dict(
-        RankingList.objects.filter(
-            discipline=discipline,
-            status=RankingList.Status.PUBLISHED,
-            month__in=[m.first_day for m in wanted],
-        ).values_list("month", "id")
+    rows = RankingList.objects.filter(
+        discipline=discipline,
+        status=RankingList.Status.PUBLISHED,
+        month__in=[m.first_day for m in wanted],
+    ).values_list("month", "id")
+    return {Month.of(day).index: list_id for day, list_id in sorted(rows)}
+
+
+def _published_statement(list_id: int) -> str:
+    # No ORDER BY: a published list's order does not matter here, and sorting it costs.
+    table = RankingEntry._meta.db_table
+    return (
+        f"COPY (SELECT player_id, fladub_cents::int8 FROM {table} "  # noqa: S608
+        f"WHERE ranking_list_id = {int(list_id)}) TO STDOUT (FORMAT binary)"
     )
+
+
+def _published_from(
+    lists: dict[int, int], buffers: list[bytearray]
+) -> dict[int, fladub.PublishedList]:
     published: dict[int, fladub.PublishedList] = {}
-    for day, list_id in sorted(lists.items()):
-        if portable or not uses_copy():
-            rows = list(
-                RankingEntry.objects.filter(ranking_list_id=list_id)
-                .order_by("rank", "player_id")
-                .values_list("player_id", "fladub_cents")
-            )
-            player = np.array([r[0] for r in rows], dtype=np.int64)
-            cents = np.array([r[1] for r in rows], dtype=np.int64)
-        else:
-            table = RankingEntry._meta.db_table
-            (buf,) = read_copies(
-                [
-                    f"COPY (SELECT player_id, fladub_cents::int8 FROM {table} "  # noqa: S608
-                    f"WHERE ranking_list_id = {int(list_id)} ORDER BY rank, player_id) "
-                    "TO STDOUT (FORMAT binary)"
-                ]
-            )
-            records = parse_binary_copy(buf, [("player_id", ">i8"), ("fladub_cents", ">i8")])
-            player = records["player_id"].astype(np.int64)
-            cents = records["fladub_cents"].astype(np.int64)
-        published[Month.of(day).index] = fladub.PublishedList(player=player, fladub_cents=cents)
+    for index, buffer in zip(lists, buffers, strict=True):
+        records = parse_binary_copy(buffer, [("player_id", ">i8"), ("fladub_cents", ">i8")])
+        published[index] = fladub.PublishedList(
+            player=records["player_id"].astype(np.int64),
+            fladub_cents=records["fladub_cents"].astype(np.int64),
+        )
     return published
+
+
+def _player_order_statement() -> str:
+    table = Player._meta.db_table
+    return (
+        f'COPY (SELECT id FROM {table} ORDER BY player_id COLLATE "C") '  # noqa: S608
+        "TO STDOUT (FORMAT binary)"
+    )
+
+
+def _player_order_from(pks: I64) -> I64 | None:
+    if not len(pks):
+        return None
+    order = np.zeros(int(pks.max()) + 1, dtype=np.int64)
+    order[pks] = np.arange(len(pks), dtype=np.int64)
+    return order
 
 
 def load_player_order(*, portable: bool = False) -> I64 | None:
@@ -455,18 +504,6 @@ def load_player_order(*, portable: bool = False) -> I64 | None:
                 Player.objects.values_list("player_id", "pk"), key=lambda row: row[0]
             )
         ]
-        pks = np.array(ids, dtype=np.int64)
-    else:
-        table = Player._meta.db_table
-        (buf,) = read_copies(
-            [
-                f'COPY (SELECT id FROM {table} ORDER BY player_id COLLATE "C") '  # noqa: S608
-                "TO STDOUT (FORMAT binary)"
-            ]
-        )
-        pks = parse_binary_copy(buf, [("id", ">i8")])["id"].astype(np.int64)
-    if not len(pks):
-        return None
-    order = np.zeros(int(pks.max()) + 1, dtype=np.int64)
-    order[pks] = np.arange(len(pks), dtype=np.int64)
-    return order
+        return _player_order_from(np.array(ids, dtype=np.int64))
+    (buf,) = read_copies([_player_order_statement()])
+    return _player_order_from(parse_binary_copy(buf, [("id", ">i8")])["id"].astype(np.int64))
