@@ -3,7 +3,9 @@ the results behind a player's number. Readers see published lists only.
 
 - :func:`current_list` follows the discipline's pointer (flipped at publication);
 - :func:`list_entries` is a list in list order (rank, then federation id), filtered by
-  country, club and a name (or federation id) search, for paging;
+  country, club and a name (or federation id) search, for paging. The writer stores a
+  list's entries in list order, so (rank, id) is that order, and the index
+  ``entry_list_order`` (ranking_list, rank, id) reads it without sorting;
 - :func:`player_history` gives FLADUB and rank per published month;
 - :func:`player_breakdown` recomputes, with the ranking job's own code
   (:func:`rankings.fladub.match_points` and :func:`rankings.fladub.player_breakdown`), every
@@ -82,7 +84,7 @@ def list_entries(
         entries = entries.filter(
             Q(player__name__icontains=needle) | Q(player__player_id__iexact=needle)
         )
-    return entries.order_by("rank", "player__player_id")
+    return entries.order_by("rank", "id")
 
 
 def export_rows(
@@ -92,7 +94,7 @@ def export_rows(
     order, streamed from the database in chunks (a list of a million rows fits nowhere)."""
     rows = (
         RankingEntry.objects.filter(ranking_list=ranking_list)
-        .order_by("rank", "player__player_id")
+        .order_by("rank", "id")
         .values_list(
             "rank",
             "player__player_id",
