@@ -173,8 +173,20 @@ def _page(request: Request, ranking_list: RankingList) -> dict[str, Any]:
         "pages": pages,
         "next": link(number + 1 if number < pages else None),
         "previous": link(number - 1 if number > 1 else None),
-        "results": list(entries[start : start + size]),
+        "results": list(entries[start : start + size])
+        if filtered
+        else _slice(entries, start, size),
     }
+
+
+def _slice(entries: QuerySet[RankingEntry], start: int, size: int) -> list[RankingEntry]:
+    """Entries ``start .. start + size`` of a whole list without an OFFSET over the skipped
+    ones: a rank is 1 + the number of players above, so the first entry of rank r sits at
+    position r - 1; the page starts inside the group of the largest rank <= start + 1."""
+    first = entries.filter(rank__lte=start + 1).order_by("-rank").values_list("rank", flat=True)[:1]
+    rank = first[0] if first else 1
+    skip = start - (rank - 1)
+    return list(entries.filter(rank__gte=rank)[skip : skip + size])
 
 
 # --- views --------------------------------------------------------------------------------------

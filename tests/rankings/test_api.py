@@ -182,3 +182,42 @@ def test_the_schema_describes_the_ranking_endpoints(client) -> None:
         "/api/rankings/{discipline}/players/{player_id}/results",
     ):
         assert route in paths, sorted(paths)
+
+
+def test_pages_of_a_list_with_many_ties_concatenate_to_the_list(client) -> None:
+    import numpy as np
+
+    from matches.months import Month as M
+    from rankings import fladub, writer
+    from rankings.models import CurrentList, RankingList
+    from tests.rankings.factories import after_deadline as later
+
+    players = [PlayerFactory(player_id=f"P-T{n:03d}") for n in range(23)]
+    cents = np.array(sorted([500, 500, 500, 400, 400, 300] * 3 + [200] * 5, reverse=True))
+    ranking = fladub.rank_list(
+        fladub.PlayerTotals(
+            player=np.array([p.pk for p in players]),
+            units=(cents * 2**39 // 100).astype(np.int64),
+            results_counted=np.ones(23, dtype=np.int64),
+        ),
+        M(2026, 3).index,
+    )
+    stored = RankingList.objects.create(
+        discipline="fido", month="2026-03-01", created_at=later("2026-03")
+    )
+    writer.write_entries(ranking_list=stored, ranking=ranking)
+    RankingList.objects.filter(pk=stored.pk).update(
+        status="published", published_at=later("2026-03"), entry_count=23
+    )
+    CurrentList.objects.create(discipline="fido", ranking_list=stored, updated_at=later("2026-03"))
+    whole = [
+        r["player_id"]
+        for r in client.get("/api/rankings/fido", {"page_size": 500}).json()["results"]
+    ]
+    assert len(whole) == 23
+    paged = []
+    for page in range(1, 7):
+        body = client.get("/api/rankings/fido", {"page_size": 4, "page": page}).json()
+        paged += [(r["player_id"], r["rank"]) for r in body["results"]]
+    assert [p for p, _ in paged] == whole
+    assert [r for _, r in paged] == [1] * 9 + [10] * 6 + [16] * 3 + [19] * 5
