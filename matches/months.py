@@ -104,12 +104,21 @@ def deadline(month: Month, tz: ZoneInfo) -> dt.datetime:
 
 
 class Rejection(ValueError):
-    """A match the rules refuse; ``field`` names the offending input field."""
+    """A match the rules refuse; ``field`` names the offending input field.
 
-    def __init__(self, message: str, field: str = "date") -> None:
+    ``code`` and ``params`` let a caller word the message in the reader's language
+    (this module has no translation machinery): ``future`` (date, today, zone) and
+    ``too_old`` (date, month, age, max_age).
+    """
+
+    def __init__(
+        self, message: str, field: str = "date", *, code: str = "", params: dict[str, object]
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.field = field
+        self.code = code
+        self.params = params
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +148,9 @@ def classify(
     if date_played > today:
         raise Rejection(
             f"the match date {date_played.isoformat()} is in the future "
-            f"(today is {today.isoformat()} in {tz.key})"
+            f"(today is {today.isoformat()} in {tz.key})",
+            code="future",
+            params={"date": date_played.isoformat(), "today": today.isoformat(), "zone": tz.key},
         )
     played = Month.of(date_played)
     # Compare in UTC: Python compares datetimes sharing one tzinfo by wall clock.
@@ -153,6 +164,13 @@ def classify(
     if age > MAX_AGE_MONTHS:
         raise Rejection(
             f"the match of {date_played.isoformat()} would count in {counting}, "
-            f"{age} months later: results older than {MAX_AGE_MONTHS} months weigh nothing"
+            f"{age} months later: results older than {MAX_AGE_MONTHS} months weigh nothing",
+            code="too_old",
+            params={
+                "date": date_played.isoformat(),
+                "month": str(counting),
+                "age": age,
+                "max_age": MAX_AGE_MONTHS,
+            },
         )
     return Classification(status=status, counting_month=counting)

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from matches.rules.engine import replay
 from matches.rules.errors import RuleError
 
@@ -48,7 +50,11 @@ def check_records(match: MatchInput, *, prefix: str = "") -> list[Problem]:
         game = (record.get("variant") or {}).get("game") if isinstance(record, dict) else None
         if game not in GAMES_OF_DISCIPLINE[match.discipline]:
             problems.append(
-                Problem(f"{path}.variant.game", f"a {game!r} record in a {match.discipline} match")
+                Problem(
+                    f"{path}.variant.game",
+                    _("a %(game)r record in a %(discipline)s match")
+                    % {"game": game, "discipline": match.discipline},
+                )
             )
             continue
         try:
@@ -61,8 +67,8 @@ def check_records(match: MatchInput, *, prefix: str = "") -> list[Problem]:
             problems.append(
                 Problem(
                     f"{path}.seats",
-                    "the seats must be the match's players "
-                    f"({', '.join(sorted(players))}), not {', '.join(sorted(seats))}",
+                    _("the seats must be the match's players (%(players)s), not %(seats)s")
+                    % {"players": ", ".join(sorted(players)), "seats": ", ".join(sorted(seats))},
                 )
             )
             continue
@@ -86,7 +92,8 @@ def check_records(match: MatchInput, *, prefix: str = "") -> list[Problem]:
             problems.append(
                 Problem(
                     _prefixed(prefix, f"sides[{i}].score"),
-                    f"the records give this side {expected}, not {side.score}",
+                    _("the records give this side %(expected)d, not %(score)d")
+                    % {"expected": expected, "score": side.score},
                 )
             )
     return problems

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import gettext as _
 
 from . import locks
 from .clock import federation_tz
@@ -44,6 +45,23 @@ from .validation import (
     parse_match,
     resolve,
 )
+
+
+def rejection_text(exc: Rejection) -> str:
+    """The deadline module's refusal, worded in the active language."""
+    if exc.code == "future":
+        return _("the match date %(date)s is in the future (today is %(today)s in %(zone)s)") % (
+            exc.params
+        )
+    if exc.code == "too_old":
+        return (
+            _(
+                "the match of %(date)s would count in %(month)s, %(age)d months later: "
+                "results older than %(max_age)d months weigh nothing"
+            )
+            % exc.params
+        )
+    return exc.message
 
 
 class NotAllowed(Exception):
@@ -93,13 +111,16 @@ def matches_submit(
         if match is not None:
             parsed.append((prefix(index), match))
     if not payloads:
-        problems.append(Problem("matches", "no match to submit"))
+        problems.append(Problem("matches", _("no match to submit")))
     if club is not None:
         foreign = [(p, m) for p, m in parsed if m.club_id != club.club_id]
         if foreign:
             raise NotAllowed(
-                f"you submit results for {club.club_id} only, not for "
-                f"{', '.join(sorted({m.club_id for _, m in foreign}))}"
+                _("you submit results for %(club)s only, not for %(others)s")
+                % {
+                    "club": club.club_id,
+                    "others": ", ".join(sorted({m.club_id for _p, m in foreign})),
+                }
             )
     problems.extend(resolve(parsed))
     seen_ids: dict[tuple[str, str], str] = {}
@@ -107,7 +128,10 @@ def matches_submit(
         key = (match.club_id, match.external_id)
         if key in seen_ids:
             problems.append(
-                Problem(join_path(path, "id"), f"id {match.external_id} twice in this batch")
+                Problem(
+                    join_path(path, "id"),
+                    _("id %(id)s twice in this batch") % {"id": match.external_id},
+                )
             )
         seen_ids[key] = path
         problems.extend(check_records(match, prefix=path))
@@ -133,7 +157,7 @@ def matches_submit(
                     last_closed=closed[match.discipline],
                 )
             except Rejection as exc:
-                problems.append(Problem(join_path(path, exc.field), exc.message))
+                problems.append(Problem(join_path(path, exc.field), rejection_text(exc)))
                 continue
             assert match.club is not None  # noqa: S101 - resolve() attached it
             existing = stored_before.get((match.club.pk, match.external_id))
@@ -144,8 +168,11 @@ def matches_submit(
                     problems.append(
                         Problem(
                             join_path(path, "id"),
-                            f"{match.club_id} already submitted {match.external_id} with other "
-                            "content; correct that match instead",
+                            _(
+                                "%(club)s already submitted %(id)s with other content; "
+                                "correct that match instead"
+                            )
+                            % {"club": match.club_id, "id": match.external_id},
                         )
                     )
                 continue
@@ -345,10 +372,12 @@ def match_void(*, match: Match, by: Any, reason: str, now: dt.datetime) -> Match
     """Void a match from the first list it can still affect on (admin)."""
     reason = (reason or "").strip()
     if not reason:
-        raise InvalidSubmission([Problem("reason", "a void needs a reason")])
+        raise InvalidSubmission([Problem("reason", _("a void needs a reason"))])
     match = Match.objects.select_for_update().get(pk=match.pk)
     if match.voided_at is not None:
-        raise InvalidSubmission([Problem("match", f"{match} is already voided")])
+        raise InvalidSubmission(
+            [Problem("match", _("%(match)s is already voided") % {"match": match})]
+        )
     locks.discipline_shared(match.discipline)
     effective = _apply_void(match, by=by, reason=reason, now=now)
     MatchEvent.objects.create(
@@ -380,14 +409,14 @@ def match_correct(
     """
     reason = (reason or "").strip() or "corrected by the club"
     if match.voided_at is not None or Match.objects.filter(replaces=match).exists():
-        raise NotAllowed(f"{match} was already voided or replaced")
+        raise NotAllowed(_("%(match)s was already voided or replaced") % {"match": match})
     if not as_admin and now >= correction_deadline(match):
         raise NotAllowed(
-            f"the deadline for {Month.of(match.counting_month)} has passed; "
-            "ask the federation to correct this match"
+            _("the deadline for %(month)s has passed; ask the federation to correct this match")
+            % {"month": Month.of(match.counting_month)}
         )
     if not isinstance(payload, dict):
-        raise InvalidSubmission([Problem("", "a match must be a JSON object")])
+        raise InvalidSubmission([Problem("", _("a match must be a JSON object"))])
     payload = {**payload, "id": match.external_id, "club": match.club.club_id}
     parsed, problems = parse_match(payload)
     if parsed is None:
@@ -405,7 +434,7 @@ def match_correct(
                 last_closed=last_closed_month(parsed.discipline),
             )
         except Rejection as exc:
-            raise InvalidSubmission([Problem(exc.field, exc.message)]) from exc
+            raise InvalidSubmission([Problem(exc.field, rejection_text(exc))]) from exc
         old = Match.objects.select_for_update().get(pk=match.pk)
         submission = Submission.objects.create(
             club=old.club, submitted_by=by, received_at=now, channel=channel
@@ -452,13 +481,13 @@ def player_merge(
     """
     reason = (reason or "").strip()
     if not reason:
-        raise InvalidSubmission([Problem("reason", "a merge needs a reason")])
+        raise InvalidSubmission([Problem("reason", _("a merge needs a reason"))])
     if source.pk == target.pk:
-        raise InvalidSubmission([Problem("target", "a player cannot be merged into itself")])
+        raise InvalidSubmission([Problem("target", _("a player cannot be merged into itself"))])
     source = Player.objects.select_for_update().get(pk=source.pk)
     target = Player.objects.select_for_update().get(pk=target.pk)
     if source.merged_into_id or target.merged_into_id:
-        raise InvalidSubmission([Problem("source", "one of the two records is already merged")])
+        raise InvalidSubmission([Problem("source", _("one of the two records is already merged"))])
     shared = sorted(
         SideMember.objects.filter(player=source)
         .filter(match__in=SideMember.objects.filter(player=target).values("match"))
@@ -467,7 +496,13 @@ def player_merge(
     if shared:
         listed = ", ".join(f"{c}/{e}" for c, e in shared[:10])
         raise InvalidSubmission(
-            [Problem("source", f"both players played in the same match(es): {listed}")]
+            [
+                Problem(
+                    "source",
+                    _("both players played in the same match(es): %(matches)s")
+                    % {"matches": listed},
+                )
+            ]
         )
     match_ids = list(
         SideMember.objects.filter(player=source).values_list("match_id", flat=True).distinct()
@@ -508,7 +543,7 @@ def month_freeze(*, discipline: str, month: Month, by: Any, now: dt.datetime) ->
     closed: from then on no result is classified into it. Idempotent.
     """
     locks.discipline_exclusive(discipline)
-    closed, _ = ClosedMonth.objects.get_or_create(
+    closed, _created = ClosedMonth.objects.get_or_create(
         discipline=discipline,
         month=month.first_day,
         defaults={"closed_at": now, "closed_by": by},

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from .models import (
     CATEGORY_BASE,
     MAX_SIDES,
@@ -102,16 +104,22 @@ def join_path(prefix: str, path: str) -> str:
 def check_text(value: str, path: str, what: str, problems: list[Problem]) -> None:
     """Refuse control characters and text a spreadsheet would run as a formula."""
     if _CONTROL.search(value):
-        problems.append(Problem(path, f"{what} contains a control character"))
+        problems.append(Problem(path, _("%(what)s contains a control character") % {"what": what}))
     elif value.startswith(_FORMULA_START):
         problems.append(
-            Problem(path, f"{what} must not start with {value[0]!r} (a spreadsheet formula)")
+            Problem(
+                path,
+                _("%(what)s must not start with %(char)r (a spreadsheet formula)")
+                % {"what": what, "char": value[0]},
+            )
         )
 
 
 def _int(value: object, path: str, what: str, problems: list[Problem]) -> int | None:
     if isinstance(value, bool):
-        problems.append(Problem(path, f"{what} must be a whole number, not true/false"))
+        problems.append(
+            Problem(path, _("%(what)s must be a whole number, not true/false") % {"what": what})
+        )
         return None
     if isinstance(value, int):
         number = value
@@ -120,10 +128,22 @@ def _int(value: object, path: str, what: str, problems: list[Problem]) -> int | 
     ):
         number = int(value)
     else:
-        problems.append(Problem(path, f"{what} must be a whole number, got {value!r}"))
+        problems.append(
+            Problem(
+                path,
+                _("%(what)s must be a whole number, got %(value)r")
+                % {"what": what, "value": value},
+            )
+        )
         return None
     if abs(number) > MAX_SCORE:
-        problems.append(Problem(path, f"{what} must be between -{MAX_SCORE} and {MAX_SCORE}"))
+        problems.append(
+            Problem(
+                path,
+                _("%(what)s must be between -%(max)d and %(max)d")
+                % {"what": what, "max": MAX_SCORE},
+            )
+        )
         return None
     return number
 
@@ -134,24 +154,36 @@ def parse_match(
     """Check the structure and types of one match; resolve nothing yet."""
     problems: list[Problem] = []
     if not isinstance(payload, Mapping):
-        return None, [Problem(join_path(prefix, ""), "a match must be a JSON object")]
+        return None, [Problem(join_path(prefix, ""), _("a match must be a JSON object"))]
     unknown = sorted(set(payload) - ALLOWED_KEYS)
     if unknown:
-        problems.append(Problem(join_path(prefix, unknown[0]), f"unknown field(s): {unknown}"))
+        problems.append(
+            Problem(
+                join_path(prefix, unknown[0]),
+                _("unknown field(s): %(names)s") % {"names": ", ".join(unknown)},
+            )
+        )
     if not allow_submitted_at and "submitted_at" in payload:
         problems.append(
             Problem(
                 join_path(prefix, "submitted_at"),
-                "submitted_at is only accepted by the admin import; the server clock is used",
+                _("submitted_at is only accepted by the admin import; the server clock is used"),
             )
         )
 
     external_id = payload.get("id")
     if not isinstance(external_id, str) or not external_id.strip():
-        problems.append(Problem(join_path(prefix, "id"), "id is required (text, unique per club)"))
+        problems.append(
+            Problem(join_path(prefix, "id"), _("id is required (text, unique per club)"))
+        )
         external_id = None
     elif len(external_id) > MAX_ID_LENGTH:
-        problems.append(Problem(join_path(prefix, "id"), f"id is longer than {MAX_ID_LENGTH}"))
+        problems.append(
+            Problem(
+                join_path(prefix, "id"),
+                _("id is longer than %(n)d characters") % {"n": MAX_ID_LENGTH},
+            )
+        )
     else:
         external_id = external_id.strip()
         check_text(external_id, join_path(prefix, "id"), "id", problems)
@@ -159,7 +191,7 @@ def parse_match(
     date_played = None
     raw_date = payload.get("date")
     if not isinstance(raw_date, str):
-        problems.append(Problem(join_path(prefix, "date"), "date is required as YYYY-MM-DD"))
+        problems.append(Problem(join_path(prefix, "date"), _("date is required as YYYY-MM-DD")))
     else:
         try:
             date_played = dt.date.fromisoformat(raw_date.strip())
@@ -167,13 +199,16 @@ def parse_match(
                 raise ValueError
         except ValueError:
             problems.append(
-                Problem(join_path(prefix, "date"), f"not a valid date (YYYY-MM-DD): {raw_date!r}")
+                Problem(
+                    join_path(prefix, "date"),
+                    _("not a valid date (YYYY-MM-DD): %(value)r") % {"value": raw_date},
+                )
             )
             date_played = None
 
     club_id = payload.get("club")
     if not isinstance(club_id, str) or not club_id.strip():
-        problems.append(Problem(join_path(prefix, "club"), "club is required (e.g. CLUB-7)"))
+        problems.append(Problem(join_path(prefix, "club"), _("club is required (e.g. CLUB-7)")))
         club_id = None
     else:
         club_id = club_id.strip()
@@ -183,7 +218,8 @@ def parse_match(
         problems.append(
             Problem(
                 join_path(prefix, "discipline"),
-                f"unknown discipline {discipline!r}; one of {', '.join(Discipline.values)}",
+                _("unknown discipline %(value)r; one of %(choices)s")
+                % {"value": discipline, "choices": ", ".join(Discipline.values)},
             )
         )
     category = payload.get("category")
@@ -191,7 +227,8 @@ def parse_match(
         problems.append(
             Problem(
                 join_path(prefix, "category"),
-                f"unknown category {category!r}; one of {', '.join(Category.values)}",
+                _("unknown category %(value)r; one of %(choices)s")
+                % {"value": category, "choices": ", ".join(Category.values)},
             )
         )
 
@@ -210,7 +247,8 @@ def parse_match(
             problems.append(
                 Problem(
                     join_path(prefix, "submitted_at"),
-                    f"submitted_at must be an ISO 8601 instant with its offset, got {raw!r}",
+                    _("submitted_at must be an ISO 8601 instant with its offset, got %(value)r")
+                    % {"value": raw},
                 )
             )
             submitted_at = None
@@ -218,7 +256,9 @@ def parse_match(
     records = payload.get("records")
     if records is not None and not isinstance(records, list | Mapping):
         problems.append(
-            Problem(join_path(prefix, "records"), "records must be a game record or a list of them")
+            Problem(
+                join_path(prefix, "records"), _("records must be a game record or a list of them")
+            )
         )
 
     if problems:
@@ -242,11 +282,15 @@ def parse_match(
 def _parse_sides(raw: object, prefix: str, problems: list[Problem]) -> list[SideInput] | None:
     path = join_path(prefix, "sides")
     if not isinstance(raw, list):
-        problems.append(Problem(path, "sides must be a list of {players, score}"))
+        problems.append(Problem(path, _("sides must be a list of {players, score}")))
         return None
     if not MIN_SIDES <= len(raw) <= MAX_SIDES:
         problems.append(
-            Problem(path, f"a match has {MIN_SIDES} to {MAX_SIDES} sides, not {len(raw)}")
+            Problem(
+                path,
+                _("a match has %(min)d to %(max)d sides, not %(n)d")
+                % {"min": MIN_SIDES, "max": MAX_SIDES, "n": len(raw)},
+            )
         )
     sides: list[SideInput] = []
     seen: dict[str, str] = {}
@@ -254,34 +298,44 @@ def _parse_sides(raw: object, prefix: str, problems: list[Problem]) -> list[Side
     for i, side in enumerate(raw):
         side_path = f"{path}[{i}]"
         if not isinstance(side, Mapping):
-            problems.append(Problem(side_path, "a side must be an object {players, score}"))
+            problems.append(Problem(side_path, _("a side must be an object {players, score}")))
             ok = False
             continue
         extra = sorted(set(side) - {"players", "score"})
         if extra:
-            problems.append(Problem(f"{side_path}.{extra[0]}", f"unknown field(s): {extra}"))
+            problems.append(
+                Problem(
+                    f"{side_path}.{extra[0]}",
+                    _("unknown field(s): %(names)s") % {"names": ", ".join(extra)},
+                )
+            )
         players = side.get("players")
         ids: list[str] = []
         if not isinstance(players, list) or not players:
-            problems.append(Problem(f"{side_path}.players", "a side needs at least one player"))
+            problems.append(Problem(f"{side_path}.players", _("a side needs at least one player")))
             ok = False
         elif len(players) > MAX_PLAYERS_PER_SIDE:
             problems.append(
-                Problem(f"{side_path}.players", f"at most {MAX_PLAYERS_PER_SIDE} players a side")
+                Problem(
+                    f"{side_path}.players",
+                    _("at most %(n)d players a side") % {"n": MAX_PLAYERS_PER_SIDE},
+                )
             )
             ok = False
         else:
             for j, pid in enumerate(players):
                 ppath = f"{side_path}.players[{j}]"
                 if not isinstance(pid, str) or not pid.strip():
-                    problems.append(Problem(ppath, "a player is given by their federation id"))
+                    problems.append(Problem(ppath, _("a player is given by their federation id")))
                     ok = False
                     continue
                 pid = pid.strip()
                 if pid in seen:
                     problems.append(
                         Problem(
-                            ppath, f"player {pid} appears twice in this match (also {seen[pid]})"
+                            ppath,
+                            _("player %(id)s appears twice in this match (also %(other)s)")
+                            % {"id": pid, "other": seen[pid]},
                         )
                     )
                     ok = False
@@ -289,7 +343,7 @@ def _parse_sides(raw: object, prefix: str, problems: list[Problem]) -> list[Side
                 seen[pid] = ppath
                 ids.append(pid)
         if "score" not in side:
-            problems.append(Problem(f"{side_path}.score", "score is required"))
+            problems.append(Problem(f"{side_path}.score", _("score is required")))
             ok = False
             continue
         score = _int(side.get("score"), f"{side_path}.score", "score", problems)
@@ -343,7 +397,9 @@ def resolve(
     for prefix, match in items:
         club = clubs.get(match.club_id)
         if club is None:
-            problems.append(Problem(join_path(prefix, "club"), f"unknown club {match.club_id}"))
+            problems.append(
+                Problem(join_path(prefix, "club"), _("unknown club %(id)s") % {"id": match.club_id})
+            )
         match.club = club
         seen: set[int] = set()
         for i, side in enumerate(match.sides):
@@ -352,13 +408,17 @@ def resolve(
                 path = join_path(prefix, f"sides[{i}].players[{j}]")
                 player = players.get(pid)
                 if player is None:
-                    problems.append(Problem(path, f"unknown player {pid}"))
+                    problems.append(Problem(path, _("unknown player %(id)s") % {"id": pid}))
                     continue
                 while player.merged_into is not None:
                     player = player.merged_into
                 if player.pk in seen:
                     problems.append(
-                        Problem(path, f"{pid} is {player.player_id}, already in this match")
+                        Problem(
+                            path,
+                            _("%(id)s is %(survivor)s, already in this match")
+                            % {"id": pid, "survivor": player.player_id},
+                        )
                     )
                 seen.add(player.pk)
                 side.players.append(player)

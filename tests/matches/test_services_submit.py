@@ -327,3 +327,19 @@ def test_merge_refused_when_both_played_in_one_match(club, four) -> None:
     with pytest.raises(InvalidSubmission, match="same match"):
         player_merge(source=a, target=b, by=None, reason="dup", now=NOW)
     assert Player.objects.filter(merged_into__isnull=False).count() == 0
+
+
+def test_problems_are_worded_in_the_active_language(club, four) -> None:
+    from django.utils import translation
+
+    a, *_ = four
+    payload = match_payload(club, [([a], 1)], date="2026-03-21")
+    with translation.override("de"), pytest.raises(InvalidSubmission) as err:
+        submit(club, payload)
+    assert err.value.problems[0].message == "eine Partie hat 2 bis 9 Seiten, nicht 1"
+    payload = match_payload(club, [([a], 1), ([four[1]], 0)], date="2026-03-21")
+    with translation.override("de"), pytest.raises(InvalidSubmission) as err:
+        submit(club, payload)
+    assert err.value.problems[0].message.startswith(
+        "das Spieldatum 2026-03-21 liegt in der Zukunft"
+    )
