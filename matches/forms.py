@@ -47,7 +47,7 @@ JS_MESSAGES = {
 }
 
 
-def _select(choices: Iterable[tuple[str, str]]) -> forms.Select:
+def _select(choices: Iterable[tuple[str, Any]]) -> forms.Select:
     return forms.Select(choices=[("", "—"), *choices], attrs={"required": True})
 
 
