@@ -25,7 +25,7 @@ with the FLADUB core (:mod:`rankings.fladub`), the same code the ranking job run
 player's matches only: their match points need the opponents' published FLADUB in the list
 before each match, and the weights follow from the list's month. It differs from
 :func:`rankings.selectors.player_breakdown` in what a page needs: the other sides of every
-match (who the player played against, and the scores), a fixed six queries whatever the
+match (who the player played against, and the scores), a fixed three queries whatever the
 number of months, and player indices renumbered densely so that the core's per-player
 tables hold the few dozen players of those matches, not one slot per player id of a
 registry of a million.
@@ -401,6 +401,10 @@ def all_clubs() -> QuerySet[Club]:
 # --- players --------------------------------------------------------------------------------
 
 
+def player_by_id(player_id: str) -> Player | None:
+    return Player.objects.select_related("club").filter(player_id=player_id).first()
+
+
 @dataclass(frozen=True)
 class HistoryPoint:
     month: dt.date
@@ -467,7 +471,10 @@ class Opponent:
 class CountingResult:
     """One result of the player that counts in a list, with what it is worth."""
 
-    match: Match
+    date_played: dt.date
+    category: str
+    club_id: str
+    club_name: str
     month_played: dt.date
     age: int
     weight_twelfths: int
@@ -520,9 +527,9 @@ class CountingResults:
 def counting_results(player: Player, ranking_list: RankingList) -> CountingResults:
     """Every result of ``player`` that counts in ``ranking_list``, best first.
 
-    Six queries, whatever the list's size: the player's results in the list's window, every
-    member of those matches, the matches and their clubs, the lists before the months
-    played, the opponents' entries in those lists, and each of those lists' top FLADUB.
+    Three queries, whatever the list's size: every member of the player's matches in the
+    list's window (with the match's date, category and club), the lists before the months
+    played, and in those lists the opponents' entries and the top entry.
     """
     month = Month.of(ranking_list.month)
     first_month = month + (1 - fladub.WINDOW_MONTHS)
@@ -533,13 +540,8 @@ def counting_results(player: Player, ranking_list: RankingList) -> CountingResul
         month_played__gte=first_month.first_day,
         month_played__lte=month.first_day,
     ).filter(Q(void_effective_month__isnull=True) | Q(void_effective_month__gt=month.first_day))
-    match_ids = list(mine.values_list("match_id", flat=True))
-    outcome = CountingResults(ranking_list=ranking_list)
-    if not match_ids:
-        return outcome
-
     members = list(
-        SideMember.objects.filter(match_id__in=match_ids)
+        SideMember.objects.filter(match_id__in=mine.values("match_id"))
         .order_by("match_id", "side_position", "player_id")
         .values(
             "match_id",
@@ -551,9 +553,15 @@ def counting_results(player: Player, ranking_list: RankingList) -> CountingResul
             "player_id",
             "player__player_id",
             "player__name",
+            "match__date_played",
+            "match__category",
+            "match__club__club_id",
+            "match__club__name",
         )
     )
-    matches = {m.pk: m for m in Match.objects.select_related("club").filter(pk__in=match_ids)}
+    outcome = CountingResults(ranking_list=ranking_list)
+    if not members:
+        return outcome
 
     # Dense player indices: the core sizes its tables by the largest index.
     dense: dict[int, int] = {}
@@ -596,8 +604,12 @@ def counting_results(player: Player, ranking_list: RankingList) -> CountingResul
             ),
             key=lambda side: -side[0],
         )
+        first = table[my_position][0]
         result = CountingResult(
-            match=matches[match_pk],
+            date_played=first["match__date_played"],
+            category=first["match__category"],
+            club_id=first["match__club__club_id"],
+            club_name=first["match__club__name"],
             month_played=Month.from_index(int(breakdown.month_played[i])).first_day,
             age=int(breakdown.age[i]),
             weight_twelfths=int(breakdown.weight_twelfths[i]),
@@ -627,7 +639,8 @@ def _strength_lists(
     """The published lists L(M - 1) the given matches need, restricted to their players.
 
     Each restricted list also carries its top FLADUB (under an index no player uses), so
-    that q = F / F_max divides by the whole list's maximum, as the ranking job does.
+    that q = F / F_max divides by the whole list's maximum, as the ranking job does. Two
+    queries: the lists, then their entries of those players or of rank 1.
     """
     before = {Month.of(m).prev().first_day for m in months_played}
     lists = dict(
@@ -638,15 +651,15 @@ def _strength_lists(
     if not lists:
         return {}
     cents: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    for list_id, player_pk, value in RankingEntry.objects.filter(
-        ranking_list_id__in=list(lists), player_id__in=list(dense)
-    ).values_list("ranking_list_id", "player_id", "fladub_cents"):
-        cents[list_id].append((dense[player_pk], value))
     tops: dict[int, int] = {}
-    for list_id, value in RankingEntry.objects.filter(
-        ranking_list_id__in=list(lists), rank=1
-    ).values_list("ranking_list_id", "fladub_cents"):
-        tops[list_id] = max(tops.get(list_id, 0), value)
+    entries = RankingEntry.objects.filter(
+        Q(player_id__in=list(dense)) | Q(rank=1), ranking_list_id__in=list(lists)
+    ).values_list("ranking_list_id", "player_id", "rank", "fladub_cents")
+    for list_id, player_pk, rank, value in entries:
+        if rank == 1:
+            tops[list_id] = max(tops.get(list_id, 0), value)
+        if player_pk in dense:
+            cents[list_id].append((dense[player_pk], value))
     outside = len(dense)
     published: dict[int, fladub.PublishedList] = {}
     for list_id, list_month in lists.items():

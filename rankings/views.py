@@ -249,14 +249,17 @@ def archive(request: HttpRequest) -> HttpResponse:
 
 
 def _player_or_redirect(player_id: str, view: str, request: HttpRequest) -> Player | HttpResponse:
-    """The player of a federation id, or a permanent redirect to the record a merged one
-    lives on in (the old address keeps working); 404 for an unknown id."""
-    found = selectors.resolve_player(player_id)
+    """The player of a federation id (with their club), or a permanent redirect to the
+    record a merged one lives on in (the old address keeps working); 404 for an unknown id."""
+    found = public.player_by_id(player_id)
     if found is None:
         raise Http404(_("No such player."))
-    if found.player_id == player_id:
+    if found.merged_into_id is None:
         return found
-    url = reverse(view, args=[found.player_id])
+    survivor = selectors.resolve_player(player_id)
+    if survivor is None or survivor.merged_into_id is not None:
+        raise Http404(_("No such player."))  # a chain of merges too long to follow
+    url = reverse(view, args=[survivor.player_id])
     if request.GET:
         url += "?" + request.GET.urlencode()
     return redirect(url, permanent=True)
