@@ -25,7 +25,7 @@ with the FLADUB core (:mod:`rankings.fladub`), the same code the ranking job run
 player's matches only: their match points need the opponents' published FLADUB in the list
 before each match, and the weights follow from the list's month. It differs from
 :func:`rankings.selectors.player_breakdown` in what a page needs: the other sides of every
-match (who the player played against, and the scores), a fixed three queries whatever the
+match (who the player played against, and the scores), a fixed two queries whatever the
 number of months, and player indices renumbered densely so that the core's per-player
 tables hold the few dozen players of those matches, not one slot per player id of a
 registry of a million.
@@ -527,9 +527,9 @@ class CountingResults:
 def counting_results(player: Player, ranking_list: RankingList) -> CountingResults:
     """Every result of ``player`` that counts in ``ranking_list``, best first.
 
-    Three queries, whatever the list's size: every member of the player's matches in the
-    list's window (with the match's date, category and club), the lists before the months
-    played, and in those lists the opponents' entries and the top entry.
+    Two queries, whatever the list's size: every member of the player's matches in the
+    list's window (with the match's date, category and club), and in the published lists
+    before the months played the opponents' entries and each list's top entry.
     """
     month = Month.of(ranking_list.month)
     first_month = month + (1 - fladub.WINDOW_MONTHS)
@@ -639,33 +639,27 @@ def _strength_lists(
     """The published lists L(M - 1) the given matches need, restricted to their players.
 
     Each restricted list also carries its top FLADUB (under an index no player uses), so
-    that q = F / F_max divides by the whole list's maximum, as the ranking job does. Two
-    queries: the lists, then their entries of those players or of rank 1.
+    that q = F / F_max divides by the whole list's maximum, as the ranking job does. One
+    query: the entries of those players, or of rank 1, in those lists.
     """
     before = {Month.of(m).prev().first_day for m in months_played}
-    lists = dict(
-        RankingList.objects.filter(
-            discipline=discipline, status=RankingList.Status.PUBLISHED, month__in=before
-        ).values_list("pk", "month")
-    )
-    if not lists:
-        return {}
-    cents: dict[int, list[tuple[int, int]]] = defaultdict(list)
-    tops: dict[int, int] = {}
+    cents: dict[dt.date, list[tuple[int, int]]] = defaultdict(list)
+    tops: dict[dt.date, int] = {}
     entries = RankingEntry.objects.filter(
-        Q(player_id__in=list(dense)) | Q(rank=1), ranking_list_id__in=list(lists)
-    ).values_list("ranking_list_id", "player_id", "rank", "fladub_cents")
-    for list_id, player_pk, rank, value in entries:
+        Q(player_id__in=list(dense)) | Q(rank=1),
+        ranking_list__discipline=discipline,
+        ranking_list__status=RankingList.Status.PUBLISHED,
+        ranking_list__month__in=before,
+    ).values_list("ranking_list__month", "player_id", "rank", "fladub_cents")
+    for list_month, player_pk, rank, value in entries:
         if rank == 1:
-            tops[list_id] = max(tops.get(list_id, 0), value)
+            tops[list_month] = max(tops.get(list_month, 0), value)
         if player_pk in dense:
-            cents[list_id].append((dense[player_pk], value))
+            cents[list_month].append((dense[player_pk], value))
     outside = len(dense)
     published: dict[int, fladub.PublishedList] = {}
-    for list_id, list_month in lists.items():
-        rows = [*cents[list_id], (outside, tops[list_id])] if list_id in tops else cents[list_id]
-        if not rows:
-            continue
+    for list_month, top in tops.items():  # every non-empty list has a rank 1
+        rows = [*cents[list_month], (outside, top)]
         published[Month.of(list_month).index] = fladub.PublishedList(
             player=np.array([r[0] for r in rows], dtype=np.int64),
             fladub_cents=np.array([r[1] for r in rows], dtype=np.int64),
