@@ -692,7 +692,7 @@ three index lookups that PostgreSQL answers in well under a millisecond each, at
 the rest of its time is Django (the ORM, 50 rows of template) and the HTTP round trip. A
 filtered view costs at most some 20,000 index lookups, and the slowest are name searches of
 a common surname (thousands of players, each looked up by player). The player page runs
-eight queries of about a millisecond and recomputes the counting results with the FLADUB
+nine queries of about a millisecond and recomputes the counting results with the FLADUB
 core (a few milliseconds). Other benchmarks shared the two cores during the run (see the
 load average), which shows most in the p95 and p99.
 """

@@ -25,7 +25,7 @@ with the FLADUB core (:mod:`rankings.fladub`), the same code the ranking job run
 player's matches only: their match points need the opponents' published FLADUB in the list
 before each match, and the weights follow from the list's month. It differs from
 :func:`rankings.selectors.player_breakdown` in what a page needs: the other sides of every
-match (who the player played against, and the scores), a fixed two queries whatever the
+match (who the player played against, and the scores), a fixed three queries whatever the
 number of months, and player indices renumbered densely so that the core's per-player
 tables hold the few dozen players of those matches, not one slot per player id of a
 registry of a million.
@@ -184,7 +184,11 @@ class RankingPage:
 
 def _rows_by_id(ids: Sequence[int]) -> list[RankingEntry]:
     """The entries of ``ids`` with their players and clubs, in list order (one query)."""
-    rows = RankingEntry.objects.select_related("player", "player__club").filter(id__in=ids)
+    rows = (
+        RankingEntry.objects.select_related("player", "player__club")
+        .filter(id__in=ids)
+        .order_by()  # sorted here: the model's ordering would join its relations to sort
+    )
     return sorted(rows, key=lambda e: (e.rank, e.id))
 
 
@@ -451,7 +455,7 @@ def player_entries(player: Player, lists: Iterable[RankingList]) -> dict[str, Ra
     """Discipline -> the player's entry in each given list (one query)."""
     by_id = {ranking_list.pk: ranking_list for ranking_list in lists}
     entries = RankingEntry.objects.filter(player=player, ranking_list_id__in=list(by_id))
-    return {by_id[e.ranking_list_id].discipline: e for e in entries}
+    return {by_id[e.ranking_list_id].discipline: e for e in entries.order_by()}
 
 
 def player_disciplines(player: Player) -> set[str]:
@@ -527,9 +531,9 @@ class CountingResults:
 def counting_results(player: Player, ranking_list: RankingList) -> CountingResults:
     """Every result of ``player`` that counts in ``ranking_list``, best first.
 
-    Two queries, whatever the list's size: every member of the player's matches in the
-    list's window (with the match's date, category and club), and in the published lists
-    before the months played the opponents' entries and each list's top entry.
+    Three queries, whatever the list's size: every member of the player's matches in the
+    list's window (with the match's date, category and club), the published lists before
+    the months played, and in those the opponents' entries and each list's top entry.
     """
     month = Month.of(ranking_list.month)
     first_month = month + (1 - fladub.WINDOW_MONTHS)
@@ -639,19 +643,27 @@ def _strength_lists(
     """The published lists L(M - 1) the given matches need, restricted to their players.
 
     Each restricted list also carries its top FLADUB (under an index no player uses), so
-    that q = F / F_max divides by the whole list's maximum, as the ranking job does. One
-    query: the entries of those players, or of rank 1, in those lists.
+    that q = F / F_max divides by the whole list's maximum, as the ranking job does. Two
+    queries: the lists, then their entries of those players or of rank 1 (the list ids
+    given, so that both halves of the condition are index lookups).
     """
     before = {Month.of(m).prev().first_day for m in months_played}
+    months = dict(
+        RankingList.objects.filter(
+            discipline=discipline, status=RankingList.Status.PUBLISHED, month__in=before
+        ).values_list("pk", "month")
+    )
     cents: dict[dt.date, list[tuple[int, int]]] = defaultdict(list)
     tops: dict[dt.date, int] = {}
-    entries = RankingEntry.objects.filter(
-        Q(player_id__in=list(dense)) | Q(rank=1),
-        ranking_list__discipline=discipline,
-        ranking_list__status=RankingList.Status.PUBLISHED,
-        ranking_list__month__in=before,
-    ).values_list("ranking_list__month", "player_id", "rank", "fladub_cents")
-    for list_month, player_pk, rank, value in entries:
+    entries = (
+        RankingEntry.objects.filter(
+            Q(player_id__in=list(dense)) | Q(rank=1), ranking_list_id__in=list(months)
+        )
+        .order_by()
+        .values_list("ranking_list_id", "player_id", "rank", "fladub_cents")
+    )
+    for list_id, player_pk, rank, value in entries:
+        list_month = months[list_id]
         if rank == 1:
             tops[list_month] = max(tops.get(list_month, 0), value)
         if player_pk in dense:
@@ -691,7 +703,7 @@ def club_members(club: Club, lists: Iterable[RankingList]) -> list[ClubMember]:
     if players and by_id:
         for entry in RankingEntry.objects.filter(
             ranking_list_id__in=list(by_id), player__club=club
-        ):
+        ).order_by():
             entries[entry.player_id][by_id[entry.ranking_list_id].discipline] = entry
     members = [ClubMember(player=p, entries=entries.get(p.pk, {})) for p in players]
     order = [ranking_list.discipline for ranking_list in by_id.values()]

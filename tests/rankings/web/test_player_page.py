@@ -149,7 +149,7 @@ def test_best_20_of_25_results(client: Client, club, abcd, django_assert_max_num
     # 5 league wins (20 points) and 20 club wins (10 points), all from March: the best 20
     # are the 5 league wins and 15 club wins: 5 * 20 + 15 * 10 = 250.
     publish("2026-03", [(a, 1, 25000, 25, None)])
-    with django_assert_max_num_queries(8):
+    with django_assert_max_num_queries(9):
         html = client.get("/players/P-A/").content.decode()
     rows = results_rows(html)
     assert len(rows) == 25
