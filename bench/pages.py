@@ -684,7 +684,8 @@ Target p95 < {result["target"]["p95_ms"]} ms: the run {verdict} it. By kind of r
 Server: gunicorn {result["server"]}, `DEBUG` off; {result["concurrency"]} client(s), one
 keep-alive connection each, time to the last byte. Machine: {result["machine"]};
 {result["date"]}; load average {result["load_average_before"]} before the timed requests
-and {result["load_average_after"]} after (above 1, other work shared the two cores).
+and {result["load_average_after"]} after (the benchmark itself keeps about one core busy;
+more means that other work shared the two cores).
 Raw output: `bench/results/pages.json`; how the pages find their rows: `docs/public-site.md`.
 
 Where the time goes (profiled in-process on the same data): a page of the whole list is
@@ -693,8 +694,8 @@ the rest of its time is Django (the ORM, 50 rows of template) and the HTTP round
 filtered view costs at most some 20,000 index lookups, and the slowest are name searches of
 a common surname (thousands of players, each looked up by player). The player page runs
 nine queries of about a millisecond and recomputes the counting results with the FLADUB
-core (a few milliseconds). Other benchmarks shared the two cores during the run (see the
-load average), which shows most in the p95 and p99.
+core (a few milliseconds). On this shared machine other benchmarks ran at times, which
+shows most in the p95 and p99 (earlier runs at load 2 to 6 measured p95s of 65 to 200 ms).
 """
     text = DOCS.read_text()
     start = text.index(DOCS_SECTION) + len(DOCS_SECTION)
