@@ -251,9 +251,9 @@ def ranking_page(
 def _places_of(ranking_list: RankingList, player_ids: list[int]) -> list[tuple[int, int]]:
     """(rank, id) of the given players' entries in a list, sorted.
 
-    On PostgreSQL the ids travel as one array joined to the covering ``(player,
-    ranking_list) INCLUDE (rank, id)`` index: one index-only probe per player, and no plan
-    time spent estimating each of thousands of literals of an ``IN`` list.
+    On PostgreSQL the ids travel as one array joined to the covering unique index
+    ``(ranking_list, player) INCLUDE (rank, id)``: one index-only probe per player, and no
+    plan time spent estimating each of thousands of literals of an ``IN`` list.
     """
     if connection.vendor != "postgresql":
         entries = RankingEntry.objects.filter(ranking_list=ranking_list, player_id__in=player_ids)
