@@ -53,6 +53,7 @@ from matches.rules.report import (
 from matches.rules.tiles import MAX_PIPS, Tile, double_set, heaviest
 from matches.rules.variants import SimulatedGame, SimulatedSession, Variant, register
 from matches.rules.variants.base import option_int
+from matches.rules.variants.turns import stock_tile
 
 SETS = (6, 9, 12, 15, 18, 21)
 DIVISORS = (3, 5, 7, 9, 11, 13)
@@ -436,24 +437,7 @@ class _Replay:
         """Move the drawn tile from the stock to the player's hand, checking it may be drawn."""
         if not self.stock_left:
             raise self.illegal(n, player, "stock-empty", "the stock is empty")
-        tile = mv.tile
-        if self.listed_pos < len(self.listed):
-            top = self.listed[self.listed_pos]
-            if tile is None:
-                tile = top
-            elif tile != top:
-                raise self.illegal(
-                    n, player, "stock-order", f"the next tile of the stock is {top}, not {tile}"
-                )
-            self.listed_pos += 1
-        else:
-            if tile is None:
-                raise self.illegal(
-                    n, player, "draw-unnamed", "name the drawn tile (no stock listed)"
-                )
-            if tile in self.in_play or tile in self.listed:
-                raise self.illegal(n, player, "tile-in-play", f"{tile} is already in play")
-        self.in_play.add(tile)
+        tile = stock_tile(self, n, player, mv.tile)
         self.hands[player].add(tile)
         self.stock_left -= 1
         return tile

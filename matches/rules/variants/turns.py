@@ -46,6 +46,40 @@ class Layout(Protocol):
     def place(self, tile: Tile, on: Tile | None, facet: str) -> int: ...
 
 
+class StockState(Protocol):
+    """What a draw needs of a game in progress (FIDO's state and :class:`Table` both have it)."""
+
+    listed: tuple[Tile, ...]
+    listed_pos: int
+    in_play: set[Tile]
+
+    def illegal(self, n: int, player: str | None, rule: str, message: str) -> IllegalMove: ...
+
+
+def stock_tile(state: StockState, n: int, player: str, named: Tile | None) -> Tile:
+    """The tile move ``n`` draws, checked and marked in play (RULES.md section 2).
+
+    With a listed stock the draw takes its next tile (a named tile must be that one);
+    without, the draw names its tile, which must not be in play or listed.
+    """
+    if state.listed_pos < len(state.listed):
+        top = state.listed[state.listed_pos]
+        if named is not None and named != top:
+            raise state.illegal(
+                n, player, "stock-order", f"the next tile of the stock is {top}, not {named}"
+            )
+        state.listed_pos += 1
+        tile = top
+    else:
+        if named is None:
+            raise state.illegal(n, player, "draw-unnamed", "name the drawn tile (no stock listed)")
+        if named in state.in_play or named in state.listed:
+            raise state.illegal(n, player, "tile-in-play", f"{named} is already in play")
+        tile = named
+    state.in_play.add(tile)
+    return tile
+
+
 class Table:
     """One game in progress. ``order`` is the seats that play this game, in turn order."""
 
@@ -175,24 +209,7 @@ class Table:
             raise self.illegal(
                 n, player, "max-draws", f"{self.max_draws} draws without a playable tile: pass"
             )
-        tile = mv.tile
-        if self.listed_pos < len(self.listed):
-            top = self.listed[self.listed_pos]
-            if tile is None:
-                tile = top
-            elif tile != top:
-                raise self.illegal(
-                    n, player, "stock-order", f"the next tile of the stock is {top}, not {tile}"
-                )
-            self.listed_pos += 1
-        else:
-            if tile is None:
-                raise self.illegal(
-                    n, player, "draw-unnamed", "name the drawn tile (no stock listed)"
-                )
-            if tile in self.in_play or tile in self.listed:
-                raise self.illegal(n, player, "tile-in-play", f"{tile} is already in play")
-        self.in_play.add(tile)
+        tile = stock_tile(self, n, player, mv.tile)
         self.hands[player].append(tile)
         self.stock_left -= 1
         self.drawn_this_turn += 1
