@@ -45,11 +45,9 @@ import http.client
 import json
 import math
 import os
-import platform
 import random
 import re
 import shlex
-import signal
 import socket
 import statistics
 import subprocess
@@ -61,6 +59,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench.common import ensure_database, machine, start_gunicorn, stop_server  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://fido@127.0.0.1:5432/fido_bench"
 DOCS = ROOT / "docs" / "performance.md"
@@ -175,42 +175,7 @@ def surname_pool() -> tuple[list[str], list[float]]:
     return names, [w / total for w in weights]
 
 
-def machine() -> str:
-    cpu = platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{cpu}; {os.cpu_count()} logical CPUs (gunicorn, PostgreSQL and the client share "
-        f"them); Python {platform.python_version()}; {platform.system()} {platform.release()}"
-    )
-
-
 # --- set-up: database and data -----------------------------------------------------------
-
-
-def ensure_database(url: str) -> None:
-    import psycopg
-
-    try:
-        psycopg.connect(url, connect_timeout=5).close()
-        return
-    except psycopg.OperationalError as exc:
-        if "does not exist" not in str(exc):
-            raise
-    name = url.rsplit("/", 1)[1].split("?")[0]
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        raise SystemExit(f"refusing to create a database named {name!r}")
-    print(f"creating database {name}", flush=True)
-    subprocess.run(
-        ["createdb", "-h", "127.0.0.1", "-U", "postgres", "-O", "fido", name],
-        check=True,
-        timeout=60,
-    )
 
 
 def current_big_list(conn: Any) -> tuple[int, int, str] | None:
@@ -557,43 +522,6 @@ def plan_requests(conn: Any, list_id: int, entries: int, count: int, seed: int) 
     return plan
 
 
-def start_server(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    command = [
-        str(Path(sys.executable).parent / "gunicorn"),
-        "--workers",
-        str(args.workers),
-        "--bind",
-        f"127.0.0.1:{args.port}",
-        "--access-logfile",
-        "/dev/null",
-        "--log-level",
-        "warning",
-        "fido.wsgi",
-    ]
-    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            connection = http.client.HTTPConnection("127.0.0.1", args.port, timeout=5)
-            connection.request("GET", "/healthz")
-            if connection.getresponse().status == 200:
-                return server
-        except OSError:
-            time.sleep(0.3)
-    stop_server(server)
-    raise SystemExit("gunicorn did not answer /healthz within 60 s")
-
-
-def stop_server(server: subprocess.Popen[bytes]) -> None:
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=30)
-
-
 def drive(port: int, plan: list[tuple[str, str]], concurrency: int) -> dict[str, Any]:
     timings: dict[str, list[float]] = {}
     failures: list[str] = []
@@ -767,7 +695,9 @@ def main() -> None:
         plan = plan_requests(conn, list_id, entries, args.requests, args.seed)
         warmup = plan_requests(conn, list_id, entries, args.warmup, args.seed + 1)
 
-    server = start_server(args, env)
+    server = start_gunicorn(
+        args.port, env, ["--workers", str(args.workers), "--access-logfile", "/dev/null"]
+    )
     try:
         drive(args.port, warmup, args.concurrency)
         load_before = round(os.getloadavg()[0], 2)
@@ -786,7 +716,7 @@ def main() -> None:
             "target": {"p95_ms": 50},
             "load_average_before": load_before,
             "load_average_after": load_after,
-            "machine": machine(),
+            "machine": machine("gunicorn, PostgreSQL and the client"),
             "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "command": command.strip(),
         }

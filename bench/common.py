@@ -1,0 +1,121 @@
+"""What the HTTP benchmarks share: the machine line, the database, the gunicorn server.
+
+Contract: ``ensure_database(url)`` leaves a PostgreSQL database at ``url`` that its role can
+use (creating the login role and the database as the ``postgres`` superuser when missing,
+on the loopback interface); ``start_gunicorn`` returns a running server in its own process
+group once ``/healthz`` answers 200, or exits with a message; ``stop_server`` ends it and its
+workers. Nothing here measures anything.
+"""
+
+from __future__ import annotations
+
+import http.client
+import os
+import platform
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parents[1]
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def machine(sharing: str) -> str:
+    """CPU model, CPU count, Python and kernel, with what shares the CPUs."""
+    cpu = platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{cpu}; {os.cpu_count()} logical CPUs ({sharing} share them); "
+        f"Python {platform.python_version()}; {platform.system()} {platform.release()}"
+    )
+
+
+def cpu_pressure() -> float | None:
+    """The share of the last 10 s in which runnable tasks waited for a CPU (Linux PSI)."""
+    try:
+        first = Path("/proc/pressure/cpu").read_text().splitlines()[0]
+    except (OSError, IndexError):
+        return None
+    found = re.search(r"avg10=([0-9.]+)", first)
+    return float(found.group(1)) if found else None
+
+
+def ensure_database(url: str) -> None:
+    """Create the role and the database of ``url`` (as ``postgres``) unless they exist."""
+    import psycopg
+
+    try:
+        psycopg.connect(url, connect_timeout=5).close()
+        return
+    except psycopg.OperationalError as exc:
+        if "does not exist" not in str(exc):
+            raise
+    parts = urlsplit(url)
+    name = parts.path.lstrip("/")
+    role = parts.username or "postgres"
+    if not (_NAME.fullmatch(name) and _NAME.fullmatch(role)):
+        raise SystemExit(f"refusing to create database {name!r} for role {role!r}")
+    host, port = parts.hostname or "127.0.0.1", str(parts.port or 5432)
+    with psycopg.connect(
+        host=host, port=port, user="postgres", dbname="postgres", autocommit=True
+    ) as conn:
+        if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone() is None:
+            print(f"creating role {role}", flush=True)
+            conn.execute(f'CREATE ROLE "{role}" LOGIN CREATEDB')
+    print(f"creating database {name}", flush=True)
+    subprocess.run(
+        ["createdb", "-h", host, "-p", port, "-U", "postgres", "-O", role, name],
+        check=True,
+        timeout=60,
+    )
+
+
+def start_gunicorn(
+    port: int, env: dict[str, str], options: list[str], app: str = "fido.wsgi"
+) -> subprocess.Popen[bytes]:
+    """gunicorn ``options`` serving ``app`` on 127.0.0.1:``port``, healthy within 60 s."""
+    command = [
+        str(Path(sys.executable).parent / "gunicorn"),
+        *options,
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--log-level",
+        "warning",
+        app,
+    ]
+    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"gunicorn exited with {server.returncode}")
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", "/healthz")
+            if conn.getresponse().status == 200:
+                return server
+        except OSError:
+            pass
+        time.sleep(0.3)
+    stop_server(server)
+    raise SystemExit("gunicorn did not answer /healthz with 200 within 60 s")
+
+
+def stop_server(server: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the server's process group (master and workers); SIGKILL after 30 s."""
+    if server.poll() is None:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait(timeout=10)
