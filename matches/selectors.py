@@ -7,19 +7,41 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from django.db.models import Exists, Max, OuterRef, Prefetch, QuerySet
+from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
+from . import rawsql
 from .models import ClosedMonth, Club, Match, Player, Secretary, Side, SideMember
 from .months import Month
 
+_MONTH_FIELD = ClosedMonth._meta.get_field("month")
+
 
 def last_closed_month(discipline: str) -> Month | None:
-    latest = ClosedMonth.objects.filter(discipline=discipline).aggregate(m=Max("month"))["m"]
-    return Month.of(latest) if latest else None
+    """The discipline's latest frozen month (raw SQL: every submission asks)."""
+    table = rawsql.quote(ClosedMonth._meta.db_table)
+    latest = rawsql.scalar(
+        f"SELECT MAX(month) FROM {table} WHERE discipline = %s",  # noqa: S608
+        [discipline],
+    )
+    if latest is None:
+        return None
+    return Month.of(_MONTH_FIELD.to_python(latest))  # SQLite hands back text
 
 
 def is_month_closed(discipline: str, month: Month) -> bool:
     return ClosedMonth.objects.filter(discipline=discipline, month=month.first_day).exists()
+
+
+def secretary_clubs(user: Any) -> list[Club]:
+    """The user's clubs as a list (raw SQL: every API submission asks), by club id."""
+    if not getattr(user, "is_authenticated", False):
+        return []
+    return rawsql.select(
+        Club,
+        f"WHERE id IN (SELECT club_id FROM {rawsql.quote(Secretary._meta.db_table)} "  # noqa: S608
+        "WHERE user_id = %s) ORDER BY club_id",
+        [user.pk],
+    )
 
 
 def clubs_of_secretary(user: Any) -> QuerySet[Club]:

@@ -21,7 +21,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from . import locks
+from . import locks, rawsql
 from .clock import federation_tz
 from .models import (
     ClosedMonth,
@@ -122,7 +122,7 @@ def matches_submit(
                     "others": ", ".join(sorted({m.club_id for _p, m in foreign})),
                 }
             )
-    problems.extend(resolve(parsed))
+    problems.extend(resolve(parsed, known_clubs=[club] if club is not None else ()))
     seen_ids: dict[tuple[str, str], str] = {}
     for path, match in parsed:
         key = (match.club_id, match.external_id)
@@ -190,20 +190,23 @@ def matches_submit(
             raise InvalidSubmission(problems)
         if plans:
             by_club: dict[int, Submission] = {}
+            submissions: list[Submission] = []
             for plan in plans:
                 assert plan.match.club is not None  # noqa: S101
                 submission = by_club.get(plan.match.club.pk)
                 if submission is None or submission.received_at != plan.received_at:
-                    submission = Submission.objects.create(
+                    submission = Submission(
                         club=plan.match.club,
                         submitted_by=submitted_by,
                         received_at=plan.received_at,
                         channel=channel,
                     )
+                    submissions.append(submission)
                     by_club[plan.match.club.pk] = submission
                 plan.submission = submission
+            rawsql.insert(submissions)
             stored = _store_many(plans)
-            MatchEvent.objects.bulk_create(
+            rawsql.insert(
                 [
                     MatchEvent(
                         match=row,
@@ -254,19 +257,21 @@ def _latest_revisions(matches: Sequence[MatchInput]) -> dict[tuple[int, str], Ma
     """The latest stored revision of each (club, id) among ``matches``, in one query."""
     if not matches:
         return {}
-    rows = Match.objects.filter(
-        club__in={m.club.pk for m in matches if m.club is not None},
-        external_id__in={m.external_id for m in matches},
-    ).order_by("revision")
+    clubs = sorted({m.club.pk for m in matches if m.club is not None})
+    ids = sorted({m.external_id for m in matches})
+    rows = rawsql.select(
+        Match,
+        f"WHERE club_id IN ({rawsql.placeholders(clubs)}) "
+        f"AND external_id IN ({rawsql.placeholders(ids)}) ORDER BY revision",
+        [*clubs, *ids],
+    )
     return {(row.club_id, row.external_id): row for row in rows}  # the last revision wins
 
 
 def _store_many(plans: Sequence[_Plan]) -> list[Match]:
-    """Insert the matches, their sides and their members: three statements for any number.
-
-    The rows keep ``plans``' order; ``bulk_create`` sets their primary keys (PostgreSQL, and
-    SQLite >= 3.35, return them).
-    """
+    """Insert the matches, their sides and their members: three statements for any number
+    (:mod:`matches.rawsql`; more only past its parameter limit). The rows keep ``plans``'
+    order, with their primary keys set."""
     rows = []
     for plan in plans:
         match = plan.match
@@ -285,12 +290,10 @@ def _store_many(plans: Sequence[_Plan]) -> list[Match]:
             records=match.records,
             replaces=plan.replaces,
         )
-        # The foreign keys are rows this service just read or wrote: checking that they
-        # exist would cost a query each on the hot submission path.
-        row.full_clean(exclude=["club", "submission", "replaces"], validate_constraints=False)
         rows.append(row)
-    rows = Match.objects.bulk_create(rows)
-    side_rows = Side.objects.bulk_create(
+    # matches.validation checked every value; the database's constraints stay the last word.
+    rawsql.insert(rows)
+    side_rows = rawsql.insert(
         [
             Side(match=row, position=i + 1, score=side.score)
             for row, plan in zip(rows, plans, strict=True)
@@ -318,7 +321,7 @@ def _store_many(plans: Sequence[_Plan]) -> list[Match]:
                 )
                 for player in side.players
             )
-    SideMember.objects.bulk_create(members)
+    rawsql.insert(members)
     return rows
 
 

@@ -21,6 +21,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from . import rawsql
 from .models import (
     CATEGORY_BASE,
     MAX_SIDES,
@@ -379,19 +380,34 @@ def _load_merge_targets(players: Iterable[Player]) -> None:
 
 
 def resolve(
-    items: Iterable[tuple[str, MatchInput]],
+    items: Iterable[tuple[str, MatchInput]], known_clubs: Iterable[Club] = ()
 ) -> list[Problem]:
     """Look up the clubs and players of parsed matches in two queries; attach them.
 
-    ``items`` pairs each match with its path prefix. A merged player id resolves to the
-    surviving record. Returns the problems (unknown club or player, or one player twice
-    after merges resolved).
+    ``items`` pairs each match with its path prefix; ``known_clubs`` (e.g. the secretary's,
+    already loaded) are not looked up again. A merged player id resolves to the surviving
+    record. Returns the problems (unknown club or player, or one player twice after merges
+    resolved).
     """
     items = list(items)
-    club_ids = {m.club_id for _, m in items}
-    player_ids = {pid for _, m in items for s in m.sides for pid in s.player_ids}
-    clubs = {c.club_id: c for c in Club.objects.filter(club_id__in=club_ids)}
-    players = {p.player_id: p for p in Player.objects.filter(player_id__in=player_ids)}
+    clubs = {c.club_id: c for c in known_clubs}
+    club_ids = sorted({m.club_id for _, m in items} - clubs.keys())
+    player_ids = sorted({pid for _, m in items for s in m.sides for pid in s.player_ids})
+    if club_ids:
+        clubs.update(
+            (c.club_id, c)
+            for c in rawsql.select(
+                Club, f"WHERE club_id IN ({rawsql.placeholders(club_ids)})", club_ids
+            )
+        )
+    players = {}
+    if player_ids:
+        players = {
+            p.player_id: p
+            for p in rawsql.select(
+                Player, f"WHERE player_id IN ({rawsql.placeholders(player_ids)})", player_ids
+            )
+        }
     _load_merge_targets(players.values())
     problems: list[Problem] = []
     for prefix, match in items:

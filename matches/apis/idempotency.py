@@ -29,11 +29,12 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from matches import rawsql
 from matches.models import IdempotencyRecord
 from matches.validation import Problem
 
@@ -103,6 +104,18 @@ def _replay(record: IdempotencyRecord, digest: str) -> Response:
     return response
 
 
+def _answer(record: IdempotencyRecord, status_code: int, body: object) -> None:
+    """Store the response on the claimed record (raw SQL: every keyed POST does it)."""
+    meta = IdempotencyRecord._meta
+    field = meta.get_field("response_body")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {rawsql.quote(meta.db_table)} SET status_code = %s, response_body = %s "  # noqa: S608
+            "WHERE id = %s",
+            [status_code, field.get_db_prep_save(body, connection), record.pk],
+        )
+
+
 def respond_once(request: Request, handler: Callable[[], Response]) -> Response:
     key = _key(request)
     user: Any = request.user
@@ -117,14 +130,12 @@ def respond_once(request: Request, handler: Callable[[], Response]) -> Response:
                     user=user, key=key, request_hash=digest, status_code=0, response_body={}
                 )
                 # The first statement of the transaction: waits while a twin is in flight.
-                record.save(force_insert=True)
+                rawsql.insert([record])
                 claimed = True
                 response = _run(handler)
                 if response.status_code >= 500:
                     raise _DoNotStore(response)
-                record.status_code = response.status_code
-                record.response_body = _json(response.data)
-                record.save(update_fields=["status_code", "response_body"])
+                _answer(record, response.status_code, _json(response.data))
                 return response
         except _DoNotStore as exc:
             return exc.response
