@@ -52,15 +52,14 @@ from drf_spectacular.utils import (
     extend_schema_field,
 )
 from rest_framework import serializers, status
-from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.authentication import SessionAuthentication
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
-from rest_framework.settings import api_settings
-from rest_framework.throttling import AnonRateThrottle, BaseThrottle, UserRateThrottle
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from matches import clock, selectors, services
@@ -77,10 +76,12 @@ from matches.models import (
 from matches.months import Month, deadline, local_month
 from matches.validation import MAX_ID_LENGTH, MAX_PLAYERS_PER_SIDE, InvalidSubmission, Problem
 
+from .auth import FastTokenAuthentication
 from .errors import ApiProblems
 from .idempotency import HEADER as IDEMPOTENCY_HEADER
 from .idempotency import MAX_KEY_LENGTH, respond_once
 from .jsonbody import json_body
+from .throttling import AnonThrottle, SubmissionRateThrottle, UserThrottle
 
 # More matches than this in one request: split the batch (keeps one transaction short).
 MAX_BATCH = 500
@@ -109,24 +110,9 @@ _EXAMPLE_ERRORS = {
 # --- throttling, authentication, pagination ----------------------------------------------
 
 
-class SubmissionRateThrottle(UserRateThrottle):
-    """Per-user rate of POSTs (submissions, corrections, voids).
-
-    The rate is read at each request (not at import, as DRF's class attribute is), so that
-    a test or an operator overriding ``REST_FRAMEWORK`` takes effect.
-    """
-
-    scope = "submissions"
-
-    def get_rate(self) -> str | None:
-        rates = api_settings.DEFAULT_THROTTLE_RATES
-        rate = rates.get(self.scope) or rates.get("user")
-        return None if rate is None else str(rate)
-
-
 class _AuthenticatedAPI(APIView):
     # Token first: its WWW-Authenticate header makes a missing login a 401, not a 403.
-    authentication_classes = [TokenAuthentication, SessionAuthentication]
+    authentication_classes = [FastTokenAuthentication, SessionAuthentication]
     permission_classes = [IsAuthenticated]
 
     def get_throttles(self) -> list[BaseThrottle]:
@@ -331,7 +317,7 @@ class TokenAPI(ObtainAuthToken):
     """``POST /api/auth/token``: DRF's ``obtain_auth_token``, throttled, no session needed."""
 
     authentication_classes: list[Any] = []
-    throttle_classes = [AnonRateThrottle, UserRateThrottle]
+    throttle_classes = [AnonThrottle, UserThrottle]
 
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField(help_text="send as 'Authorization: Token <token>'")
@@ -561,7 +547,7 @@ def _submitting_club(
     """
     if user.is_staff:
         return None
-    clubs = {club.club_id: club for club in selectors.clubs_of_secretary(user)}
+    clubs = {club.club_id: club for club in selectors.secretary_clubs(user)}
     if not clubs:
         raise ApiProblems(
             [Problem("club", "you are not the secretary of any club; ask the federation")],
