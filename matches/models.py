@@ -153,7 +153,8 @@ class Status(models.TextChoices):
 class Match(models.Model):
     """One game table's result, as submitted; a correction is a new revision."""
 
-    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="matches")
+    # No index of its own: (club, external_id, revision) and (club, -received_at) lead with it.
+    club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="matches", db_index=False)
     external_id = models.CharField(max_length=120)
     revision = models.PositiveSmallIntegerField(default=1)
     date_played = models.DateField()
@@ -176,6 +177,7 @@ class Match(models.Model):
         blank=True,
         on_delete=models.PROTECT,
         related_name="+",
+        db_index=False,  # the partial index match_voided_by: voided matches only
     )
     void_reason = models.TextField(blank=True)
     void_effective_month = models.DateField(null=True, blank=True)
@@ -186,6 +188,11 @@ class Match(models.Model):
         indexes = [
             models.Index(fields=["discipline", "counting_month"]),
             models.Index(fields=["club", "-received_at"]),
+            models.Index(
+                fields=["voided_by"],
+                condition=Q(voided_by__isnull=False),
+                name="match_voided_by",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(
@@ -211,7 +218,8 @@ class Match(models.Model):
 
 
 class Side(models.Model):
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides")
+    # No index of its own: side_unique_position (match, position) leads with it.
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides", db_index=False)
     position = models.PositiveSmallIntegerField(
         validators=[MinValueValidator(1), MaxValueValidator(MAX_SIDES)]
     )
@@ -233,9 +241,16 @@ class Side(models.Model):
 class SideMember(models.Model):
     """A player on a side: one result. Repeats the match's fields the ranking loader needs."""
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="members")
+    # match and player have no index of their own: member_once_per_match (match, player)
+    # and member_player (player, discipline) lead with them. Every index is written four
+    # times or more per submitted table.
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="members", db_index=False
+    )
     side = models.ForeignKey(Side, on_delete=models.CASCADE, related_name="members")
-    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="results")
+    player = models.ForeignKey(
+        Player, on_delete=models.PROTECT, related_name="results", db_index=False
+    )
     # Copies (never edited independently; a correction is a new match revision):
     discipline = models.CharField(max_length=10, choices=Discipline.choices)
     month_played = models.DateField()
@@ -327,7 +342,8 @@ class ClosedMonth(models.Model):
 class IdempotencyRecord(models.Model):
     """The first response to a POST carrying an ``Idempotency-Key``, replayed on retries."""
 
-    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE)
+    # No index of its own: idempotency_unique_user_key (user, key) leads with it.
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, db_index=False)
     key = models.CharField(max_length=200)
     request_hash = models.CharField(max_length=64)
     status_code = models.PositiveSmallIntegerField()
