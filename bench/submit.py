@@ -7,10 +7,11 @@ Usage::
 
 What it does, every step bounded and on the loopback interface only:
 
-1. PostgreSQL ``DATABASE_URL`` (default ``postgres://fido@127.0.0.1:5432/fido_bench``; the
-   database is created with ``createdb -h 127.0.0.1 -U postgres -O fido fido_bench`` when
-   missing) and Redis ``REDIS_URL`` (default ``redis://127.0.0.1:6379/14``, flushed: it
-   holds only this benchmark's cache and throttle counters).
+1. PostgreSQL ``DATABASE_URL`` (default
+   ``postgres://fido@127.0.0.1:5432/fido_bench_submit``, apart from the page benchmark's
+   data; the role and the database are created when missing) and Redis ``REDIS_URL``
+   (default ``redis://127.0.0.1:6379/14``, flushed: it holds only this benchmark's cache
+   and throttle counters).
 2. ``manage.py migrate``, then seeds (``bulk_create``) 40 clubs, 4,000 players and one
    secretary with an API token per club; kept between runs. Counts the SQL statements of
    one one-match request (in process).
@@ -41,11 +42,9 @@ import http.client
 import json
 import multiprocessing as mp
 import os
-import platform
 import random
 import re
 import shlex
-import signal
 import socket
 import subprocess
 import sys
@@ -59,7 +58,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-DEFAULT_DATABASE_URL = "postgres://fido@127.0.0.1:5432/fido_bench"
+from bench.common import cpu_pressure, ensure_database, machine, start_gunicorn, stop_server  # noqa: E402
+
+DEFAULT_DATABASE_URL = "postgres://fido@127.0.0.1:5432/fido_bench_submit"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/14"
 N_CLUBS = 40
 PLAYERS_PER_CLUB = 100
@@ -67,66 +68,39 @@ DOCS = ROOT / "docs" / "performance.md"
 DOCS_SECTION = "## Result submission through the API (`bench/submit.py`)"
 
 
-def cpu_pressure() -> float | None:
-    """The share of the last 10 s in which runnable tasks waited for a CPU (Linux PSI)."""
-    try:
-        first = Path("/proc/pressure/cpu").read_text().splitlines()[0]
-    except (OSError, IndexError):
-        return None
-    match = re.search(r"avg10=([0-9.]+)", first)
-    return float(match.group(1)) if match else None
-
-
-def server_cpu_seconds(server: subprocess.Popen[bytes]) -> float:
-    """User + system CPU of the gunicorn workers (the children of the master) so far."""
-    total = 0.0
+def _cpu_by_pid(wanted: Any) -> dict[int, float]:
+    """User + system CPU so far of each process for which ``wanted(comm, ppid)`` holds."""
+    found: dict[int, float] = {}
     tick = os.sysconf("SC_CLK_TCK")
     for stat in Path("/proc").glob("[0-9]*/stat"):
         try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
+            text = stat.read_text()
+        except OSError:
             continue
-        if int(fields[1]) == server.pid:  # ppid
-            total += (int(fields[11]) + int(fields[12])) / tick
-    return total
+        comm = text[text.index("(") + 1 : text.rindex(")")]
+        fields = text.rsplit(")", 1)[1].split()
+        if wanted(comm, int(fields[1])):
+            found[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return found
 
 
-def machine() -> str:
-    cpu = platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{cpu}; {os.cpu_count()} logical CPUs (server, PostgreSQL, Redis and clients share "
-        f"them); Python {platform.python_version()}; {platform.system()} {platform.release()}"
-    )
+def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU spent between two samples by the processes present in both."""
+    return sum(after[pid] - before[pid] for pid in before.keys() & after.keys())
+
+
+def server_cpu(server: subprocess.Popen[bytes]) -> dict[int, float]:
+    """The gunicorn workers (the children of the master)."""
+    return _cpu_by_pid(lambda _comm, ppid: ppid == server.pid)
+
+
+def database_cpu() -> dict[int, float]:
+    """The PostgreSQL and Redis server processes (the server's persistent connections keep
+    their backends; anything else using PostgreSQL meanwhile is counted too)."""
+    return _cpu_by_pid(lambda comm, _ppid: comm == "postgres" or comm.startswith("redis-serv"))
 
 
 # --- set-up: database, seed, server ------------------------------------------------------
-
-
-def ensure_database(url: str) -> None:
-    import psycopg
-
-    try:
-        psycopg.connect(url, connect_timeout=5).close()
-        return
-    except psycopg.OperationalError as exc:
-        if "does not exist" not in str(exc):
-            raise
-    name = url.rsplit("/", 1)[1].split("?")[0]
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
-        raise SystemExit(f"refusing to create a database named {name!r}")
-    print(f"creating database {name}", flush=True)
-    subprocess.run(
-        ["createdb", "-h", "127.0.0.1", "-U", "postgres", "-O", "fido", name],
-        check=True,
-        timeout=60,
-    )
 
 
 def seed() -> list[dict[str, Any]]:
@@ -182,50 +156,6 @@ def seed() -> list[dict[str, Any]]:
         }
         for n, c in enumerate(club_ids)
     ]
-
-
-def start_server(args: argparse.Namespace, env: dict[str, str]) -> subprocess.Popen[bytes]:
-    command = [
-        str(ROOT / ".venv" / "bin" / "gunicorn"),
-        "--workers",
-        str(args.workers),
-        "--threads",
-        str(args.threads),
-        "--bind",
-        f"127.0.0.1:{args.port}",
-        "--backlog",
-        "256",
-        "--keep-alive",
-        "30",
-        "--log-level",
-        "warning",
-        "fido.wsgi",
-    ]
-    server = subprocess.Popen(command, cwd=ROOT, env=env, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"gunicorn exited with {server.returncode}")
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", args.port, timeout=5)
-            conn.request("GET", "/healthz")
-            if conn.getresponse().status == 200:
-                return server
-        except OSError:
-            pass
-        time.sleep(0.3)
-    stop_server(server)
-    raise SystemExit("gunicorn did not become healthy within 60 s")
-
-
-def stop_server(server: subprocess.Popen[bytes]) -> None:
-    if server.poll() is None:
-        os.killpg(server.pid, signal.SIGTERM)  # its own session: gunicorn and its workers
-        try:
-            server.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait(timeout=10)
 
 
 # --- clients -----------------------------------------------------------------------------
@@ -611,18 +541,27 @@ def main() -> None:
     load_before = round(os.getloadavg()[0], 2)
     pressure_before = cpu_pressure()
     runs = []
-    server = start_server(args, env)
+    server = start_gunicorn(
+        args.port,
+        env,
+        [
+            *("--workers", str(args.workers), "--threads", str(args.threads)),
+            *("--backlog", "256", "--keep-alive", "30"),
+        ],
+    )
     try:
         for n, (batch, clients) in enumerate(scenarios):
             tag = f"{stamp}s{n}"
-            cpu_before = server_cpu_seconds(server)
+            cpu_before, db_before = server_cpu(server), database_cpu()
             run = drive(args, seeded, tag, batch, clients)
+            server_used = cpu_used(cpu_before, server_cpu(server))
+            db_used = cpu_used(db_before, database_cpu())
             run["cpu_pressure_after"] = cpu_pressure()
             # Includes the untimed warm-up requests, so divide by every request sent.
             sent = run["requests"] + clients * args.warmup
-            run["server_cpu_ms_per_request"] = round(
-                (server_cpu_seconds(server) - cpu_before) / sent * 1000, 1
-            )
+            run["server_cpu_ms_per_request"] = round(server_used / sent * 1000, 1)
+            run["database_cpu_ms_per_request"] = round(db_used / sent * 1000, 1)
+            run["client_cpu_ms_per_request"] = round(run["client_cpu_seconds"] / sent * 1000, 2)
             run["stored_rows_check"] = stored_count(tag)
             connection.close()
             if run["stored_rows_check"] != run["accepted"]:
@@ -649,7 +588,7 @@ def main() -> None:
         "load_average_before": load_before,
         "load_average_after": round(os.getloadavg()[0], 2),
         "cpu_pressure_before": pressure_before,
-        "machine": machine(),
+        "machine": machine("server, PostgreSQL, Redis and clients"),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "command": ("python bench/submit.py " + shlex.join(sys.argv[1:])).strip(),
     }
