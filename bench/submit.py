@@ -85,8 +85,9 @@ def _cpu_by_pid(wanted: Any) -> dict[int, float]:
 
 
 def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
-    """CPU spent between two samples by the processes present in both."""
-    return sum(after[pid] - before[pid] for pid in before.keys() & after.keys())
+    """CPU spent between two samples by the processes alive at the second (all of it for
+    those started in between, such as the backends of new connections)."""
+    return sum(spent - before.get(pid, 0.0) for pid, spent in after.items())
 
 
 def server_cpu(server: subprocess.Popen[bytes]) -> dict[int, float]:

@@ -12,6 +12,8 @@ import zlib
 
 from django.db import connection
 
+from . import rawsql
+
 # First key of every advisory lock this service takes: the ASCII of "FIDO".
 LOCK_NAMESPACE = 0x4649444F - 2**31
 
@@ -24,8 +26,8 @@ def lock_key(name: str) -> int:
 def _advisory(function: str, name: str) -> None:
     if connection.vendor != "postgresql":
         return
-    with connection.cursor() as cursor:
-        cursor.execute(f"SELECT {function}(%s, %s)", [LOCK_NAMESPACE, lock_key(name)])
+    # Through matches.rawsql: a prepared statement, as every submission takes this lock.
+    rawsql.execute(f"SELECT {function}(%s::int4, %s::int4)", [LOCK_NAMESPACE, lock_key(name)])
 
 
 def discipline_shared(discipline: str) -> None:

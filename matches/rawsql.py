@@ -15,16 +15,33 @@ own field code, on PostgreSQL and SQLite alike:
   and runs no ``full_clean``: callers validate first (:mod:`matches.validation`), and the
   database's constraints stay the last word.
 
+On PostgreSQL the statements go through a server-side binding cursor and are prepared
+(``prepare=True``): the hot path's dozen statements are the same text on every request, and
+planning them again each time cost PostgreSQL more CPU than running them. Django's own
+cursors keep client-side binding without prepared statements (its default, for the sake of
+connection poolers in transaction mode; this service connects to PostgreSQL directly: see
+docs/performance.md). Errors arrive as Django's exceptions (``IntegrityError`` ...), and
+the statements are logged in ``connection.queries`` like any other when queries are logged.
+
 Nothing here decides anything about the domain; a query a page runs once stays on the ORM.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable, Sequence
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, TypeVar
 
 from django.db import connection, models
+
+try:
+    import psycopg
+    from psycopg.pq import ExecStatus
+
+    _TUPLES_OK = ExecStatus.TUPLES_OK
+except ImportError:  # pragma: no cover - SQLite-only installs
+    psycopg = None  # type: ignore[assignment]
 
 M = TypeVar("M", bound=models.Model)
 
@@ -55,14 +72,41 @@ def _select_plan(model: type[models.Model], vendor: str) -> tuple[str, list[str]
     return columns, [f.attname for f in fields], converters
 
 
+def execute(sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    """Run one statement (``%s`` placeholders, no literal ``%``); its rows (an empty list
+    for a statement without rows)."""
+    if connection.vendor != "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            return cursor.fetchall() if cursor.description is not None else []
+    connection.close_if_health_check_failed()
+    connection.ensure_connection()
+    started = time.monotonic()
+    with connection.wrap_database_errors, psycopg.RawCursor(connection.connection) as cursor:
+        cursor.execute(_numbered(sql), params, prepare=True)
+        result = cursor.pgresult
+        rows = cursor.fetchall() if result and result.status == _TUPLES_OK else []
+    if connection.queries_logged:
+        connection.queries_log.append(
+            {"sql": f"{sql} -- {list(params)!r}", "time": f"{time.monotonic() - started:.3f}"}
+        )
+    return rows
+
+
+@lru_cache(maxsize=1024)
+def _numbered(sql: str) -> str:
+    """``%s`` placeholders as PostgreSQL's ``$1, $2...`` (psycopg converts only short
+    statements with few parameters through its cache; ours are reused, so cache them all)."""
+    parts = sql.split("%s")
+    return "".join(f"{part}${i}" for i, part in enumerate(parts[:-1], start=1)) + parts[-1]
+
+
 def select(model: type[M], where: str, params: Sequence[Any] = ()) -> list[M]:
     """``SELECT <every column> FROM <table> <where>`` as model instances."""
     columns, names, converters = _select_plan(model, connection.vendor)
-    with connection.cursor() as cursor:
-        # ``where`` is the caller's constant SQL; every value travels as a parameter.
-        sql = f"SELECT {columns} FROM {quote(model._meta.db_table)} {where}"  # noqa: S608
-        cursor.execute(sql, params)
-        rows = cursor.fetchall()
+    # ``where`` is the caller's constant SQL; every value travels as a parameter.
+    sql = f"SELECT {columns} FROM {quote(model._meta.db_table)} {where}"  # noqa: S608
+    rows = execute(sql, params)
     out = []
     for row in rows:
         values = list(row)
@@ -75,10 +119,8 @@ def select(model: type[M], where: str, params: Sequence[Any] = ()) -> list[M]:
 
 def scalar(sql: str, params: Sequence[Any] = ()) -> Any:
     """The first column of the first row (None without rows)."""
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    return None if row is None else row[0]
+    rows = execute(sql, params)
+    return rows[0][0] if rows else None
 
 
 @cache
@@ -101,25 +143,26 @@ def insert(objects: Sequence[M]) -> Sequence[M]:
     assert pk is not None  # noqa: S101 - every concrete model has one
     row_sql = "(" + ", ".join(["%s"] * len(fields)) + ")"
     per_statement = max(1, MAX_PARAMS // len(fields))
-    with connection.cursor() as cursor:
-        for start in range(0, len(objects), per_statement):
-            chunk = objects[start : start + per_statement]
-            params = [
-                field.get_db_prep_save(field.pre_save(obj, add=True), connection)
-                for obj in chunk
-                for field in fields
-            ]
-            cursor.execute(
+    for start in range(0, len(objects), per_statement):
+        chunk = objects[start : start + per_statement]
+        params = [
+            field.get_db_prep_save(field.pre_save(obj, add=True), connection)
+            for obj in chunk
+            for field in fields
+        ]
+        keys = [
+            row[0]
+            for row in execute(
                 f"{head}{', '.join([row_sql] * len(chunk))} RETURNING {quote(pk.column)}",
                 params,
             )
-            keys = [row[0] for row in cursor.fetchall()]
-            if len(keys) != len(chunk):  # pragma: no cover - the database broke its contract
-                raise RuntimeError(f"INSERT returned {len(keys)} keys for {len(chunk)} rows")
-            for obj, key in zip(chunk, keys, strict=True):
-                obj.pk = key
-                obj._state.adding = False
-                obj._state.db = connection.alias
+        ]
+        if len(keys) != len(chunk):  # pragma: no cover - the database broke its contract
+            raise RuntimeError(f"INSERT returned {len(keys)} keys for {len(chunk)} rows")
+        for obj, key in zip(chunk, keys, strict=True):
+            obj.pk = key
+            obj._state.adding = False
+            obj._state.db = connection.alias
     return objects
 
 

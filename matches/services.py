@@ -21,7 +21,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from . import locks, rawsql
+from . import locks, rawsql, store
 from .clock import federation_tz
 from .models import (
     ClosedMonth,
@@ -30,7 +30,6 @@ from .models import (
     MatchEvent,
     Player,
     PlayerMerge,
-    Side,
     SideMember,
     Submission,
 )
@@ -139,7 +138,12 @@ def matches_submit(
         raise InvalidSubmission(problems)
 
     tz = federation_tz()
-    with transaction.atomic():
+    # No savepoint of its own inside a caller's transaction (the API's idempotency record):
+    # a savepoint is two more round trips per request. So nothing may raise in this block
+    # but the database: the problems found here are raised after it, and a unique violation
+    # (a twin stored the same id meanwhile) aborts the caller's whole transaction, which
+    # retries from the start (matches.apis.idempotency; alone, the API view retries).
+    with transaction.atomic(savepoint=False):
         for discipline in sorted({m.discipline for _, m in parsed}):
             locks.discipline_shared(discipline)
         closed = {d: last_closed_month(d) for d in {m.discipline for _, m in parsed}}
@@ -186,9 +190,7 @@ def matches_submit(
                     slot=len(slots) - 1,
                 )
             )
-        if problems:
-            raise InvalidSubmission(problems)
-        if plans:
+        if plans and not problems:
             by_club: dict[int, Submission] = {}
             submissions: list[Submission] = []
             for plan in plans:
@@ -204,22 +206,19 @@ def matches_submit(
                     submissions.append(submission)
                     by_club[plan.match.club.pk] = submission
                 plan.submission = submission
-            rawsql.insert(submissions)
-            stored = _store_many(plans)
-            rawsql.insert(
-                [
-                    MatchEvent(
-                        match=row,
-                        kind=MatchEvent.Kind.SUBMITTED,
-                        at=now,
-                        by=submitted_by,
-                        details={"channel": channel, "status": plan.status},
-                    )
-                    for plan, row in zip(plans, stored, strict=True)
-                ]
+            entries = [_entry(plan, {"channel": channel, "status": plan.status}) for plan in plans]
+            store.write(
+                submissions,
+                entries,
+                event_kind=MatchEvent.Kind.SUBMITTED,
+                at=now,
+                by=submitted_by,
             )
+            stored = [entry.match for entry in entries]
             for plan, row in zip(plans, stored, strict=True):
                 slots[plan.slot] = SubmitOutcome(row, created=True)
+    if problems:
+        raise InvalidSubmission(problems)
     outcomes = [outcome for outcome in slots if outcome is not None]
     assert len(outcomes) == len(slots)  # noqa: S101 - every slot was filled
     return outcomes
@@ -268,61 +267,30 @@ def _latest_revisions(matches: Sequence[MatchInput]) -> dict[tuple[int, str], Ma
     return {(row.club_id, row.external_id): row for row in rows}  # the last revision wins
 
 
-def _store_many(plans: Sequence[_Plan]) -> list[Match]:
-    """Insert the matches, their sides and their members: three statements for any number
-    (:mod:`matches.rawsql`; more only past its parameter limit). The rows keep ``plans``'
-    order, with their primary keys set."""
-    rows = []
-    for plan in plans:
-        match = plan.match
-        assert match.club is not None and plan.submission is not None  # noqa: S101
-        row = Match(
-            club=match.club,
-            external_id=match.external_id,
-            revision=plan.revision,
-            date_played=match.date_played,
-            discipline=match.discipline,
-            category=match.category,
-            submission=plan.submission,
-            received_at=plan.received_at,
-            status=plan.status,
-            counting_month=plan.counting_month.first_day,
-            records=match.records,
-            replaces=plan.replaces,
-        )
-        rows.append(row)
-    # matches.validation checked every value; the database's constraints stay the last word.
-    rawsql.insert(rows)
-    side_rows = rawsql.insert(
-        [
-            Side(match=row, position=i + 1, score=side.score)
-            for row, plan in zip(rows, plans, strict=True)
-            for i, side in enumerate(plan.match.sides)
-        ]
+def _entry(plan: _Plan, details: dict[str, Any]) -> store.Entry:
+    """The unsaved rows of a validated match (:mod:`matches.store` writes them)."""
+    match = plan.match
+    assert match.club is not None and plan.submission is not None  # noqa: S101
+    row = Match(
+        club=match.club,
+        external_id=match.external_id,
+        revision=plan.revision,
+        date_played=match.date_played,
+        discipline=match.discipline,
+        category=match.category,
+        submission=plan.submission,
+        received_at=plan.received_at,
+        status=plan.status,
+        counting_month=plan.counting_month.first_day,
+        records=match.records,
+        replaces=plan.replaces,
     )
-    members: list[SideMember] = []
-    side_iter = iter(side_rows)
-    for row, plan in zip(rows, plans, strict=True):
-        match = plan.match
-        month_played = Month.of(match.date_played).first_day
-        for side in match.sides:
-            side_row = next(side_iter)
-            members.extend(
-                SideMember(
-                    match=row,
-                    side=side_row,
-                    player=player,
-                    discipline=match.discipline,
-                    month_played=month_played,
-                    counting_month=plan.counting_month.first_day,
-                    base=match.base,
-                    side_position=side_row.position,
-                    score=side.score,
-                )
-                for player in side.players
-            )
-    rawsql.insert(members)
-    return rows
+    return store.Entry(
+        match=row,
+        sides=[(side.score, [player.pk for player in side.players]) for side in match.sides],
+        base=match.base,
+        details=details,
+    )
 
 
 def _canonical(match: Match) -> dict[str, Any]:
@@ -439,22 +407,21 @@ def match_correct(
         except Rejection as exc:
             raise InvalidSubmission([Problem(exc.field, rejection_text(exc))]) from exc
         old = Match.objects.select_for_update().get(pk=match.pk)
-        submission = Submission.objects.create(
-            club=old.club, submitted_by=by, received_at=now, channel=channel
+        submission = Submission(club=old.club, submitted_by=by, received_at=now, channel=channel)
+        entry = _entry(
+            _Plan(
+                match=parsed,
+                received_at=now,
+                status=verdict.status,
+                counting_month=verdict.counting_month,
+                submission=submission,
+                revision=old.revision + 1,
+                replaces=old,
+            ),
+            {},
         )
-        (new,) = _store_many(
-            [
-                _Plan(
-                    match=parsed,
-                    received_at=now,
-                    status=verdict.status,
-                    counting_month=verdict.counting_month,
-                    submission=submission,
-                    revision=old.revision + 1,
-                    replaces=old,
-                )
-            ]
-        )
+        store.write([submission], [entry], event_kind=None, at=now, by=by)
+        new = entry.match
         effective = _apply_void(old, by=by, reason=f"corrected: {reason}", now=now)
         for target in (old, new):
             MatchEvent.objects.create(

@@ -108,12 +108,11 @@ def _answer(record: IdempotencyRecord, status_code: int, body: object) -> None:
     """Store the response on the claimed record (raw SQL: every keyed POST does it)."""
     meta = IdempotencyRecord._meta
     field = meta.get_field("response_body")
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {rawsql.quote(meta.db_table)} SET status_code = %s, response_body = %s "  # noqa: S608
-            "WHERE id = %s",
-            [status_code, field.get_db_prep_save(body, connection), record.pk],
-        )
+    rawsql.execute(
+        f"UPDATE {rawsql.quote(meta.db_table)} SET status_code = %s, response_body = %s "  # noqa: S608
+        "WHERE id = %s",
+        [status_code, field.get_db_prep_save(body, connection), record.pk],
+    )
 
 
 def respond_once(request: Request, handler: Callable[[], Response]) -> Response:
@@ -141,7 +140,10 @@ def respond_once(request: Request, handler: Callable[[], Response]) -> Response:
             return exc.response
         except IntegrityError:
             if claimed:
-                raise  # from the handler's own writes, not from the key
+                # The handler's own writes collided with a twin request (another key, the
+                # same match id): everything, our claim included, rolled back. Run again:
+                # the handler now sees the twin's rows.
+                continue
         stored = IdempotencyRecord.objects.filter(user=user, key=key).first()
         if stored is not None:
             return _replay(stored, digest)

@@ -10,7 +10,7 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from matches import services
+from matches import services, store
 from matches.models import IdempotencyRecord, Match
 from tests.matches.api.conftest import counts, errors_at
 from tests.matches.factories import SecretaryFactory
@@ -139,17 +139,18 @@ def _slow_submit(monkeypatch, seconds=0.4):
 
 def _slow_store(monkeypatch, seconds=0.4):
     """Both twins find no stored match, then wait before inserting theirs."""
-    real = services._store_many
+    real = store.write
 
     def slow(*args, **kwargs):
         time.sleep(seconds)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(services, "_store_many", slow)
+    monkeypatch.setattr(store, "write", slow)
 
 
-def _twins(user, body, key):
-    """Two clients POST the same thing at once; returns their responses."""
+def _twins(user, body, key, other_key=None):
+    """Two clients POST the same thing at once (the second with ``other_key`` if given);
+    returns their responses."""
     barrier = threading.Barrier(2)
     responses = [None, None]
 
@@ -158,7 +159,7 @@ def _twins(user, body, key):
         client.force_authenticate(user)
         barrier.wait()
         try:
-            responses[slot] = post(client, body, key=key)
+            responses[slot] = post(client, body, key=other_key if slot and other_key else key)
         finally:
             connection.close()
 
@@ -200,3 +201,21 @@ def test_two_concurrent_identical_posts_without_key_store_once(secretary, table,
     assert sorted([first.status_code, second.status_code]) == [200, 201]
     assert first.json()["pk"] == second.json()["pk"]
     assert Match.objects.count() == 1
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_two_concurrent_identical_posts_with_two_keys_store_once(secretary, table, monkeypatch):
+    """Both claim their key, both find no match, both insert: the loser's transaction (its
+    claim included) rolls back and runs again, and answers as for a match already stored."""
+    _slow_store(monkeypatch)
+
+    first, second = _twins(secretary, table(), key="twin-a", other_key="twin-b")
+
+    assert sorted([first.status_code, second.status_code]) == [200, 201]
+    assert first.json()["pk"] == second.json()["pk"]
+    assert Match.objects.count() == 1
+    assert sorted(IdempotencyRecord.objects.values_list("key", "status_code")) == [
+        ("twin-a", first.status_code),
+        ("twin-b", second.status_code),
+    ]
