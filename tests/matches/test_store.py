@@ -106,9 +106,12 @@ def test_several_submissions_in_one_batch_go_table_by_table(club, players, monke
     """An import whose lines carry their own submitted_at: one Submission per line."""
     calls = []
     real = store.write_table_by_table
-    monkeypatch.setattr(
-        store, "write_table_by_table", lambda *a, **k: calls.append(1) or real(*a, **k)
-    )
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(store, "write_table_by_table", counted)
     payloads = batch(club, players, "imp")
     payloads[0]["submitted_at"] = "2026-03-15T10:00:00+01:00"
     payloads[1]["submitted_at"] = "2026-03-16T10:00:00+01:00"
