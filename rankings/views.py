@@ -27,7 +27,9 @@ from matches.models import Player, club_id_validator
 from matches.months import Month, local_month
 
 from . import badges, charts, selectors
+from . import selectors_player_page as player_page
 from . import selectors_public as public
+from . import selectors_ranking_page as pages
 from .models import RankingList
 from .names import CATEGORY_NAMES, DISCIPLINE_GAMES, DISCIPLINE_NAMES, DISCIPLINE_TITLES
 
@@ -62,7 +64,7 @@ def _page(request: HttpRequest) -> int:
     return int(raw)
 
 
-def _cursor(request: HttpRequest, name: str) -> public.Cursor | None:
+def _cursor(request: HttpRequest, name: str) -> pages.Cursor | None:
     """``after`` / ``before``: a place in a list written ``RANK-ID`` (the pager writes them)."""
     raw = request.GET.get(name, "").strip()
     if not raw:
@@ -83,7 +85,7 @@ def _start_rank(request: HttpRequest) -> int | None:
     return int(raw)
 
 
-def _filters(request: HttpRequest) -> public.RankingFilters:
+def _filters(request: HttpRequest) -> pages.RankingFilters:
     q = " ".join(request.GET.get("q", "").split())
     if len(q) > MAX_QUERY_LENGTH:
         raise BadRequest(_("The search text is too long."))
@@ -96,9 +98,9 @@ def _filters(request: HttpRequest) -> public.RankingFilters:
             club_id_validator(club)
         except ValidationError:
             raise BadRequest(_("A club id looks like CLUB-7.")) from None
-    if len(q) < public.MIN_NAME_SEARCH and not q.upper().startswith("P-"):
+    if len(q) < pages.MIN_NAME_SEARCH and not q.upper().startswith("P-"):
         q = ""  # too short to search for (the page says so)
-    return public.RankingFilters(q=q, country=country.upper(), club=club)
+    return pages.RankingFilters(q=q, country=country.upper(), club=club)
 
 
 def _query(**params: Any) -> str:
@@ -133,12 +135,10 @@ def _discipline_tabs(current: str) -> list[dict[str, Any]]:
 @require_GET
 def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> HttpResponse:
     discipline = _discipline(discipline)
-    if month is None:
-        ranking_list = selectors.current_list(discipline=discipline)
-    else:
-        ranking_list = selectors.list_for_month(discipline=discipline, month=_month(month))
-        if ranking_list is None:
-            raise Http404(_("No list of that month has been published."))
+    lists = pages.discipline_lists(discipline, None if month is None else _month(month))
+    ranking_list = lists.current if month is None else lists.of_month
+    if month is not None and ranking_list is None:
+        raise Http404(_("No list of that month has been published."))
     filters = _filters(request)
     page_number = _page(request)
     start = _start_rank(request)
@@ -153,33 +153,33 @@ def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> 
         "filters": filters,
         "query": " ".join(request.GET.get("q", "").split()),
         "short_query": bool(request.GET.get("q", "").strip()) and not filters.q,
-        "min_search": public.MIN_NAME_SEARCH,
+        "min_search": pages.MIN_NAME_SEARCH,
         "is_archive": month is not None,
     }
     if ranking_list is None:
         return render(request, "rankings/ranking.html", context)
     if start is not None:
         # Go to a rank: the page holding that position, or the matches from that rank on.
-        page_number = (min(start, max(ranking_list.entry_count, 1)) - 1) // public.PAGE_SIZE + 1
+        page_number = (min(start, max(ranking_list.entry_count, 1)) - 1) // pages.PAGE_SIZE + 1
         after, before = (start, 0), None
     try:
         if filters.active:
-            page = public.ranking_page(ranking_list, filters=filters, after=after, before=before)
+            page = pages.ranking_page(ranking_list, filters=filters, after=after, before=before)
         else:
-            page = public.ranking_page(ranking_list, page=page_number)
-    except public.PageOutOfRange:
+            page = pages.ranking_page(ranking_list, page=page_number)
+    except pages.PageOutOfRange:
         raise Http404(_("That page is beyond the end of the list.")) from None
-    clubs, more_clubs = public.list_clubs()
+    clubs, more_clubs = pages.club_choices()
     list_month = Month.of(ranking_list.month)
-    current = selectors.current_list(discipline=discipline) if month is not None else ranking_list
+    current = lists.current
     keep = {"q": filters.q, "country": filters.country, "club": filters.club}
     context.update(
         page=page,
         list_month=list_month,
         is_current=current is not None and current.pk == ranking_list.pk,
         current_list=current,
-        months=public.list_months(discipline),
-        countries=public.list_countries(),
+        months=lists.months,
+        countries=[(code, code) for code in pages.country_choices()],
         clubs=clubs,
         club_select=not more_clubs,
         pager=_pager(request.path, keep, page),
@@ -190,14 +190,14 @@ def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> 
     return render(request, "rankings/ranking.html", context)
 
 
-def _pager(path: str, keep: dict[str, str], page: public.RankingPage) -> dict[str, str]:
+def _pager(path: str, keep: dict[str, str], page: pages.RankingPage) -> dict[str, str]:
     """The links of the pager: numbered pages of a whole list, cursors of a filtered view."""
 
     def url(**params: Any) -> str:
         query = _query(**keep, **params)
         return f"{path}?{query}" if query else path
 
-    def place(cursor: public.Cursor | None) -> str:
+    def place(cursor: pages.Cursor | None) -> str:
         return f"{cursor[0]}-{cursor[1]}" if cursor else ""
 
     if page.number is not None:
@@ -251,7 +251,7 @@ def archive(request: HttpRequest) -> HttpResponse:
 def _player_or_redirect(player_id: str, view: str, request: HttpRequest) -> Player | HttpResponse:
     """The player of a federation id (with their club), or a permanent redirect to the
     record a merged one lives on in (the old address keeps working); 404 for an unknown id."""
-    found = public.player_by_id(player_id)
+    found = player_page.player_by_id(player_id)
     if found is None:
         raise Http404(_("No such player."))
     if found.merged_into_id is None:
@@ -265,7 +265,7 @@ def _player_or_redirect(player_id: str, view: str, request: HttpRequest) -> Play
     return redirect(url, permanent=True)
 
 
-def _history_charts(points: list[public.HistoryPoint], name: str, code: str) -> dict[str, Any]:
+def _history_charts(points: list[player_page.HistoryPoint], name: str, code: str) -> dict[str, Any]:
     labels = [f"{p.month:%Y-%m}" for p in points]
     discipline = DISCIPLINE_NAMES[code]
     fladubs = [p.fladub for p in points]
@@ -332,9 +332,9 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     found = _player_or_redirect(player_id, "rankings:player", request)
     if isinstance(found, HttpResponse):
         return found
-    lists = public.current_lists()
-    standings = public.player_entries(found, lists.values())
-    played = public.player_disciplines(found)
+    standing = player_page.current_standings(found)
+    lists, standings = standing.lists, standing.entries
+    played = player_page.player_disciplines(found)
     shown = [code for code in DISCIPLINE_NAMES if code in standings or code in played]
     requested = request.GET.get("discipline", "")
     if requested:
@@ -346,8 +346,10 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     else:
         selected = shown[0] if shown else "fido"
     ranking_list = lists.get(selected)
-    results = public.counting_results(found, ranking_list) if ranking_list is not None else None
-    points = public.player_history(found, selected)
+    results = (
+        player_page.counting_results(found, ranking_list) if ranking_list is not None else None
+    )
+    points = player_page.player_history(found, selected)
     badge_path = reverse("rankings:player_badge", args=[found.player_id])
     entry = standings.get(selected)
     context: dict[str, Any] = {
