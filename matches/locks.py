@@ -26,13 +26,24 @@ def lock_key(name: str) -> int:
 def _advisory(function: str, name: str) -> None:
     if connection.vendor != "postgresql":
         return
-    # Through matches.rawsql: a prepared statement, as every submission takes this lock.
-    rawsql.execute(f"SELECT {function}(%s::int4, %s::int4)", [LOCK_NAMESPACE, lock_key(name)])
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT {function}(%s, %s)", [LOCK_NAMESPACE, lock_key(name)])
+
+
+def discipline_shared_statement(discipline: str) -> tuple[str, list[int]] | None:
+    """The statement taking :func:`discipline_shared`, to send along with others through
+    :func:`matches.rawsql.execute_all` (None where no lock is needed: SQLite)."""
+    if connection.vendor != "postgresql":
+        return None
+    key = lock_key(f"discipline:{discipline}")
+    return "SELECT pg_advisory_xact_lock_shared(%s::int4, %s::int4)", [LOCK_NAMESPACE, key]
 
 
 def discipline_shared(discipline: str) -> None:
     """Held until the end of the current transaction; many submitters at once."""
-    _advisory("pg_advisory_xact_lock_shared", f"discipline:{discipline}")
+    statement = discipline_shared_statement(discipline)
+    if statement is not None:
+        rawsql.execute(*statement)
 
 
 def discipline_exclusive(discipline: str) -> None:

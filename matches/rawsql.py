@@ -75,22 +75,51 @@ def _select_plan(model: type[models.Model], vendor: str) -> tuple[str, list[str]
 def execute(sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
     """Run one statement (``%s`` placeholders, no literal ``%``); its rows (an empty list
     for a statement without rows)."""
+    return execute_all([(sql, params)])[0]
+
+
+def execute_all(
+    statements: Sequence[tuple[str, Sequence[Any]]],
+) -> list[list[tuple[Any, ...]]]:
+    """Run statements in order; the rows of each.
+
+    On PostgreSQL they travel in ONE round trip (psycopg's pipeline mode), together with
+    the ``BEGIN`` that opens a transaction if one is pending: the server still runs them one
+    after the other, each with its own snapshot, so a statement sees what the ones before
+    it did (a lock taken, a row written). An error stops the rest and is raised.
+    """
     if connection.vendor != "postgresql":
+        out = []
         with connection.cursor() as cursor:
-            cursor.execute(sql, params)
-            return cursor.fetchall() if cursor.description is not None else []
+            for sql, params in statements:
+                cursor.execute(sql, params)
+                out.append(cursor.fetchall() if cursor.description is not None else [])
+        return out
     connection.close_if_health_check_failed()
     connection.ensure_connection()
     started = time.monotonic()
-    with connection.wrap_database_errors, psycopg.RawCursor(connection.connection) as cursor:
-        cursor.execute(_numbered(sql), params, prepare=True)
-        result = cursor.pgresult
-        rows = cursor.fetchall() if result and result.status == _TUPLES_OK else []
+    pg = connection.connection
+    cursors = []
+    try:
+        with connection.wrap_database_errors:
+            with pg.pipeline():
+                for sql, params in statements:
+                    raw = psycopg.RawCursor(pg)
+                    cursors.append(raw)
+                    raw.execute(_numbered(sql), params, prepare=True)
+            out = []
+            for raw in cursors:
+                result = raw.pgresult
+                out.append(raw.fetchall() if result and result.status == _TUPLES_OK else [])
+    finally:
+        for raw in cursors:
+            raw.close()
     if connection.queries_logged:
-        connection.queries_log.append(
-            {"sql": f"{sql} -- {list(params)!r}", "time": f"{time.monotonic() - started:.3f}"}
+        took = f"{(time.monotonic() - started) / len(statements):.3f}"
+        connection.queries_log.extend(
+            {"sql": f"{sql} -- {list(params)!r}", "time": took} for sql, params in statements
         )
-    return rows
+    return out
 
 
 @lru_cache(maxsize=1024)
@@ -101,12 +130,16 @@ def _numbered(sql: str) -> str:
     return "".join(f"{part}${i}" for i, part in enumerate(parts[:-1], start=1)) + parts[-1]
 
 
-def select(model: type[M], where: str, params: Sequence[Any] = ()) -> list[M]:
-    """``SELECT <every column> FROM <table> <where>`` as model instances."""
-    columns, names, converters = _select_plan(model, connection.vendor)
+def select_sql(model: type[models.Model], where: str) -> str:
+    """``SELECT <every column> FROM <table> <where>`` (for :func:`instances`)."""
+    columns, _names, _converters = _select_plan(model, connection.vendor)
     # ``where`` is the caller's constant SQL; every value travels as a parameter.
-    sql = f"SELECT {columns} FROM {quote(model._meta.db_table)} {where}"  # noqa: S608
-    rows = execute(sql, params)
+    return f"SELECT {columns} FROM {quote(model._meta.db_table)} {where}"  # noqa: S608
+
+
+def instances(model: type[M], rows: Sequence[Sequence[Any]]) -> list[M]:
+    """Rows of :func:`select_sql` as model instances, as a queryset would build them."""
+    _columns, names, converters = _select_plan(model, connection.vendor)
     out = []
     for row in rows:
         values = list(row)
@@ -115,6 +148,11 @@ def select(model: type[M], where: str, params: Sequence[Any] = ()) -> list[M]:
                 values[index] = converter(values[index], expression, connection)
         out.append(model.from_db(connection.alias, names, values))
     return out
+
+
+def select(model: type[M], where: str, params: Sequence[Any] = ()) -> list[M]:
+    """``SELECT <every column> FROM <table> <where>`` as model instances."""
+    return instances(model, execute(select_sql(model, where), params))
 
 
 def scalar(sql: str, params: Sequence[Any] = ()) -> Any:

@@ -16,16 +16,20 @@ from .months import Month
 _MONTH_FIELD = ClosedMonth._meta.get_field("month")
 
 
+def last_closed_month_statement(discipline: str) -> tuple[str, list[str]]:
+    """The query of :func:`last_closed_month` (one row; :func:`month_or_none` reads it)."""
+    table = rawsql.quote(ClosedMonth._meta.db_table)
+    return f"SELECT MAX(month) FROM {table} WHERE discipline = %s", [discipline]  # noqa: S608
+
+
+def month_or_none(value: Any) -> Month | None:
+    """A ``month`` column's value (SQLite hands back text) as a Month."""
+    return None if value is None else Month.of(_MONTH_FIELD.to_python(value))
+
+
 def last_closed_month(discipline: str) -> Month | None:
     """The discipline's latest frozen month (raw SQL: every submission asks)."""
-    table = rawsql.quote(ClosedMonth._meta.db_table)
-    latest = rawsql.scalar(
-        f"SELECT MAX(month) FROM {table} WHERE discipline = %s",  # noqa: S608
-        [discipline],
-    )
-    if latest is None:
-        return None
-    return Month.of(_MONTH_FIELD.to_python(latest))  # SQLite hands back text
+    return month_or_none(rawsql.scalar(*last_closed_month_statement(discipline)))
 
 
 def is_month_closed(discipline: str, month: Month) -> bool:

@@ -35,13 +35,14 @@ from .models import (
 )
 from .months import Month, Rejection, classify, deadline
 from .records_check import check_records
-from .selectors import last_closed_month
+from .selectors import last_closed_month, last_closed_month_statement, month_or_none
 from .validation import (
     InvalidSubmission,
     MatchInput,
     Problem,
     join_path,
     parse_match,
+    registry_statements,
     resolve,
 )
 
@@ -121,9 +122,15 @@ def matches_submit(
                     "others": ", ".join(sorted({m.club_id for _p, m in foreign})),
                 }
             )
-    problems.extend(resolve(parsed, known_clubs=[club] if club is not None else ()))
+    tz = federation_tz()
+    known = [club] if club is not None else []
+    # No savepoint of its own inside a caller's transaction (the API's idempotency record):
+    # a savepoint is two more round trips per request. So nothing may raise in this block
+    # but the database: the problems found here are raised after it, and a unique violation
+    # (a twin stored the same id meanwhile) aborts the caller's whole transaction, which
+    # retries from the start (matches.apis.idempotency; alone, the API view retries).
     seen_ids: dict[tuple[str, str], str] = {}
-    for path, match in parsed:
+    for path, match in parsed:  # replaying game records takes time: not under the locks
         key = (match.club_id, match.external_id)
         if key in seen_ids:
             problems.append(
@@ -134,94 +141,164 @@ def matches_submit(
             )
         seen_ids[key] = path
         problems.extend(check_records(match, prefix=path))
-    if problems:
-        raise InvalidSubmission(problems)
-
-    tz = federation_tz()
-    # No savepoint of its own inside a caller's transaction (the API's idempotency record):
-    # a savepoint is two more round trips per request. So nothing may raise in this block
-    # but the database: the problems found here are raised after it, and a unique violation
-    # (a twin stored the same id meanwhile) aborts the caller's whole transaction, which
-    # retries from the start (matches.apis.idempotency; alone, the API view retries).
+    slots: list[SubmitOutcome | None] = []
     with transaction.atomic(savepoint=False):
-        for discipline in sorted({m.discipline for _, m in parsed}):
-            locks.discipline_shared(discipline)
-        closed = {d: last_closed_month(d) for d in {m.discipline for _, m in parsed}}
-        stored_before = _latest_revisions([m for _, m in parsed])
-        # One slot per match, in input order: an already stored match now, a new one below.
-        slots: list[SubmitOutcome | None] = []
-        plans: list[_Plan] = []
-        for path, match in parsed:
-            received_at = match.submitted_at if match.submitted_at else now
-            try:
-                verdict = classify(
-                    date_played=match.date_played,
-                    received_at=received_at,
-                    tz=tz,
-                    last_closed=closed[match.discipline],
-                )
-            except Rejection as exc:
-                problems.append(Problem(join_path(path, exc.field), rejection_text(exc)))
-                continue
-            assert match.club is not None  # noqa: S101 - resolve() attached it
-            existing = stored_before.get((match.club.pk, match.external_id))
-            if existing is not None:
-                if _canonical(existing) == match.canonical():
-                    slots.append(SubmitOutcome(existing, created=False))
-                else:
-                    problems.append(
-                        Problem(
-                            join_path(path, "id"),
-                            _(
-                                "%(club)s already submitted %(id)s with other content; "
-                                "correct that match instead"
-                            )
-                            % {"club": match.club_id, "id": match.external_id},
-                        )
-                    )
-                continue
-            slots.append(None)
-            plans.append(
-                _Plan(
-                    match=match,
-                    received_at=received_at,
-                    status=verdict.status,
-                    counting_month=verdict.counting_month,
-                    slot=len(slots) - 1,
-                )
+        reads = _reads(parsed, known)  # one round trip on PostgreSQL
+        if reads is not None:
+            problems.extend(resolve(parsed, known, fetched=(reads.clubs, reads.players)))
+        if not problems and reads is not None:
+            _classify_and_store(
+                parsed,
+                reads,
+                problems,
+                slots,
+                tz=tz,
+                now=now,
+                submitted_by=submitted_by,
+                channel=channel,
             )
-        if plans and not problems:
-            by_club: dict[int, Submission] = {}
-            submissions: list[Submission] = []
-            for plan in plans:
-                assert plan.match.club is not None  # noqa: S101
-                submission = by_club.get(plan.match.club.pk)
-                if submission is None or submission.received_at != plan.received_at:
-                    submission = Submission(
-                        club=plan.match.club,
-                        submitted_by=submitted_by,
-                        received_at=plan.received_at,
-                        channel=channel,
-                    )
-                    submissions.append(submission)
-                    by_club[plan.match.club.pk] = submission
-                plan.submission = submission
-            entries = [_entry(plan, {"channel": channel, "status": plan.status}) for plan in plans]
-            store.write(
-                submissions,
-                entries,
-                event_kind=MatchEvent.Kind.SUBMITTED,
-                at=now,
-                by=submitted_by,
-            )
-            stored = [entry.match for entry in entries]
-            for plan, row in zip(plans, stored, strict=True):
-                slots[plan.slot] = SubmitOutcome(row, created=True)
     if problems:
         raise InvalidSubmission(problems)
     outcomes = [outcome for outcome in slots if outcome is not None]
     assert len(outcomes) == len(slots)  # noqa: S101 - every slot was filled
     return outcomes
+
+
+@dataclass(frozen=True, slots=True)
+class _Reads:
+    """What a submission reads, in one round trip (:func:`_reads`)."""
+
+    clubs: Sequence[Any]  # rows of Club
+    players: Sequence[Any]  # rows of Player
+    closed: dict[str, Month | None]  # last closed month per discipline, read under its lock
+    stored: dict[tuple[int, str], Match]  # latest stored revision per (club pk, external id)
+
+
+def _reads(parsed: Sequence[tuple[str, MatchInput]], known: Sequence[Club]) -> _Reads | None:
+    """The registry rows, the disciplines' shared locks, then under them the last closed
+    months and the stored revisions of these ids: one round trip on PostgreSQL, whose
+    server runs the statements in order (each read after the locks sees a close that
+    committed before them)."""
+    if not parsed:
+        return None
+    disciplines = sorted({m.discipline for _, m in parsed})
+    club_statement, player_statement = registry_statements(parsed, known)
+    statements: list[tuple[str, Sequence[Any]]] = [
+        s for s in (club_statement, player_statement) if s is not None
+    ]
+    locks_taken = [locks.discipline_shared_statement(d) for d in disciplines]
+    statements += [s for s in locks_taken if s is not None]
+    statements += [last_closed_month_statement(d) for d in disciplines]
+    codes = sorted({m.club_id for _, m in parsed})
+    ids = sorted({m.external_id for _, m in parsed})
+    clubs_table = rawsql.quote(Club._meta.db_table)
+    statements.append(
+        (
+            rawsql.select_sql(
+                Match,
+                f"WHERE club_id IN (SELECT id FROM {clubs_table} "  # noqa: S608
+                f"WHERE club_id IN ({rawsql.placeholders(codes)})) "
+                f"AND external_id IN ({rawsql.placeholders(ids)}) ORDER BY revision",
+            ),
+            [*codes, *ids],
+        )
+    )
+    results = iter(rawsql.execute_all(statements))
+    clubs = next(results) if club_statement is not None else []
+    players = next(results) if player_statement is not None else []
+    for statement in locks_taken:
+        if statement is not None:
+            next(results)
+    closed = {d: month_or_none(next(results)[0][0]) for d in disciplines}
+    rows = rawsql.instances(Match, next(results))
+    stored = {(row.club_id, row.external_id): row for row in rows}  # the last revision wins
+    return _Reads(clubs=clubs, players=players, closed=closed, stored=stored)
+
+
+def _classify_and_store(
+    parsed: Sequence[tuple[str, MatchInput]],
+    reads: _Reads,
+    problems: list[Problem],
+    slots: list[SubmitOutcome | None],
+    *,
+    tz: Any,
+    now: dt.datetime,
+    submitted_by: Any,
+    channel: str,
+) -> None:
+    """Classify each match (on time, late, refused) against the months read under the
+    locks; store the new ones unless a problem was found. Fills ``slots`` in input order
+    (an already stored match, or the new row) and ``problems``."""
+    closed = reads.closed
+    stored_before = reads.stored
+    # One slot per match, in input order: an already stored match now, a new one below.
+    plans: list[_Plan] = []
+    for path, match in parsed:
+        received_at = match.submitted_at if match.submitted_at else now
+        try:
+            verdict = classify(
+                date_played=match.date_played,
+                received_at=received_at,
+                tz=tz,
+                last_closed=closed[match.discipline],
+            )
+        except Rejection as exc:
+            problems.append(Problem(join_path(path, exc.field), rejection_text(exc)))
+            continue
+        assert match.club is not None  # noqa: S101 - resolve() attached it
+        existing = stored_before.get((match.club.pk, match.external_id))
+        if existing is not None:
+            if _canonical(existing) == match.canonical():
+                slots.append(SubmitOutcome(existing, created=False))
+            else:
+                problems.append(
+                    Problem(
+                        join_path(path, "id"),
+                        _(
+                            "%(club)s already submitted %(id)s with other content; "
+                            "correct that match instead"
+                        )
+                        % {"club": match.club_id, "id": match.external_id},
+                    )
+                )
+            continue
+        slots.append(None)
+        plans.append(
+            _Plan(
+                match=match,
+                received_at=received_at,
+                status=verdict.status,
+                counting_month=verdict.counting_month,
+                slot=len(slots) - 1,
+            )
+        )
+    if plans and not problems:
+        by_club: dict[int, Submission] = {}
+        submissions: list[Submission] = []
+        for plan in plans:
+            assert plan.match.club is not None  # noqa: S101
+            submission = by_club.get(plan.match.club.pk)
+            if submission is None or submission.received_at != plan.received_at:
+                submission = Submission(
+                    club=plan.match.club,
+                    submitted_by=submitted_by,
+                    received_at=plan.received_at,
+                    channel=channel,
+                )
+                submissions.append(submission)
+                by_club[plan.match.club.pk] = submission
+            plan.submission = submission
+        entries = [_entry(plan, {"channel": channel, "status": plan.status}) for plan in plans]
+        store.write(
+            submissions,
+            entries,
+            event_kind=MatchEvent.Kind.SUBMITTED,
+            at=now,
+            by=submitted_by,
+        )
+        stored = [entry.match for entry in entries]
+        for plan, row in zip(plans, stored, strict=True):
+            slots[plan.slot] = SubmitOutcome(row, created=True)
 
 
 def match_submit(
@@ -250,21 +327,6 @@ class _Plan:
     submission: Submission | None = None
     revision: int = 1
     replaces: Match | None = None
-
-
-def _latest_revisions(matches: Sequence[MatchInput]) -> dict[tuple[int, str], Match]:
-    """The latest stored revision of each (club, id) among ``matches``, in one query."""
-    if not matches:
-        return {}
-    clubs = sorted({m.club.pk for m in matches if m.club is not None})
-    ids = sorted({m.external_id for m in matches})
-    rows = rawsql.select(
-        Match,
-        f"WHERE club_id IN ({rawsql.placeholders(clubs)}) "
-        f"AND external_id IN ({rawsql.placeholders(ids)}) ORDER BY revision",
-        [*clubs, *ids],
-    )
-    return {(row.club_id, row.external_id): row for row in rows}  # the last revision wins
 
 
 def _entry(plan: _Plan, details: dict[str, Any]) -> store.Entry:

@@ -379,35 +379,51 @@ def _load_merge_targets(players: Iterable[Player]) -> None:
         ]
 
 
-def resolve(
+def registry_statements(
     items: Iterable[tuple[str, MatchInput]], known_clubs: Iterable[Club] = ()
+) -> tuple[tuple[str, list[str]] | None, tuple[str, list[str]] | None]:
+    """The SELECTs of the clubs (but ``known_clubs``) and of the players ``items`` name
+    (None where there is nothing to look up), to run with others in one round trip
+    (:func:`matches.rawsql.execute_all`); :func:`resolve` takes their rows."""
+    items = list(items)
+    known = {c.club_id for c in known_clubs}
+    club_ids = sorted({m.club_id for _, m in items} - known)
+    player_ids = sorted({pid for _, m in items for s in m.sides for pid in s.player_ids})
+    clubs = players = None
+    if club_ids:
+        where = f"WHERE club_id IN ({rawsql.placeholders(club_ids)})"
+        clubs = rawsql.select_sql(Club, where), club_ids
+    if player_ids:
+        where = f"WHERE player_id IN ({rawsql.placeholders(player_ids)})"
+        players = rawsql.select_sql(Player, where), player_ids
+    return clubs, players
+
+
+def resolve(
+    items: Iterable[tuple[str, MatchInput]],
+    known_clubs: Iterable[Club] = (),
+    *,
+    fetched: tuple[Sequence[Any], Sequence[Any]] | None = None,
 ) -> list[Problem]:
     """Look up the clubs and players of parsed matches in two queries; attach them.
 
     ``items`` pairs each match with its path prefix; ``known_clubs`` (e.g. the secretary's,
-    already loaded) are not looked up again. A merged player id resolves to the surviving
-    record. Returns the problems (unknown club or player, or one player twice after merges
-    resolved).
+    already loaded) are not looked up again; ``fetched``: the rows of
+    :func:`registry_statements` (clubs, players), already run. A merged player id resolves
+    to the surviving record. Returns the problems (unknown club or player, or one player
+    twice after merges resolved).
     """
     items = list(items)
-    clubs = {c.club_id: c for c in known_clubs}
-    club_ids = sorted({m.club_id for _, m in items} - clubs.keys())
-    player_ids = sorted({pid for _, m in items for s in m.sides for pid in s.player_ids})
-    if club_ids:
-        clubs.update(
-            (c.club_id, c)
-            for c in rawsql.select(
-                Club, f"WHERE club_id IN ({rawsql.placeholders(club_ids)})", club_ids
-            )
+    known_clubs = list(known_clubs)
+    if fetched is None:
+        club_statement, player_statement = registry_statements(items, known_clubs)
+        fetched = (
+            rawsql.execute(*club_statement) if club_statement else [],
+            rawsql.execute(*player_statement) if player_statement else [],
         )
-    players = {}
-    if player_ids:
-        players = {
-            p.player_id: p
-            for p in rawsql.select(
-                Player, f"WHERE player_id IN ({rawsql.placeholders(player_ids)})", player_ids
-            )
-        }
+    clubs = {c.club_id: c for c in known_clubs}
+    clubs.update((c.club_id, c) for c in rawsql.instances(Club, fetched[0]))
+    players = {p.player_id: p for p in rawsql.instances(Player, fetched[1])}
     _load_merge_targets(players.values())
     problems: list[Problem] = []
     for prefix, match in items:

@@ -95,6 +95,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # Prepared statements only where asked for: matches.rawsql prepares the submission
+    # path's statements (prepare=True); Django's own client-side binding cursors never
+    # prepare. (Django's default, None, turns preparing off altogether, for connection
+    # poolers in transaction mode; this service connects to PostgreSQL directly.)
+    DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 2**31 - 1
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
