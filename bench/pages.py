@@ -616,14 +616,26 @@ and {result["load_average_after"]} after (the benchmark itself keeps about one c
 more means that other work shared the two cores).
 Raw output: `bench/results/pages.json`; how the pages find their rows: `docs/public-site.md`.
 
-Where the time goes (profiled in-process on the same data): a page of the whole list is
-three index lookups that PostgreSQL answers in well under a millisecond each, at any depth;
-the rest of its time is Django (the ORM, 50 rows of template) and the HTTP round trip. A
-filtered view costs at most some 20,000 index lookups, and the slowest are name searches of
-a common surname (thousands of players, each looked up by player). The player page runs
-nine queries of about a millisecond and recomputes the counting results with the FLADUB
-core (a few milliseconds). On this shared machine other benchmarks ran at times, which
-shows most in the p95 and p99 (earlier runs at load 2 to 6 measured p95s of 65 to 200 ms).
+Where the time goes (profiled in one process on the same data, `DEBUG` off): a page of the
+whole list is one statement (the anchor of its group of equal FLADUB, an index-only skip,
+the 50 rows with player and club) that PostgreSQL answers in about a millisecond at any
+depth, and three small ones around it (the discipline's lists, the countries, the clubs);
+the page costs 5 to 7 ms of Python CPU, most of it the template around the table (the 50
+rows are written by a Python tag in about 0.5 ms). A filtered view first looks at the
+matching registered players (at most 20,001): for a name, PostgreSQL rechecks the trigram
+index's candidates on the players' rows, 10 to 15 ms for a common surname of 5,000 to
+8,000 players, the largest single cost left; the page is then found by probing each
+player's place (up to 2,000 players) or by walking the list index-only against the hashed
+set of their ids (1 to 2 ms), or, beyond 20,000, with an index-only probe of
+`(country, id)` per entry (1 to 3 ms for a large country). The player page runs seven
+queries of well under a millisecond each and recomputes the counting results with the
+FLADUB core (under a millisecond); about 10 ms of Python CPU in all. With PostgreSQL's
+default 128 MB of shared buffers the pages' indexes and tables (some 400 MB) do not stay
+cached, so a request that visits many rows (a name search's candidates) pays a read from
+the operating system's cache for some of them; that, and the client, gunicorn and
+PostgreSQL sharing two cores, makes the spread between p50 and p95. The max includes
+Python's full garbage collections (some 70 ms, about twice per thousand requests per
+worker).
 """
     text = DOCS.read_text()
     start = text.index(DOCS_SECTION) + len(DOCS_SECTION)
