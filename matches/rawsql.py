@@ -130,6 +130,11 @@ def _numbered(sql: str) -> str:
     return "".join(f"{part}${i}" for i, part in enumerate(parts[:-1], start=1)) + parts[-1]
 
 
+def column_list(model: type[models.Model]) -> str:
+    """Every column of ``model``, qualified by its table, in :func:`instances`' order."""
+    return _select_plan(model, connection.vendor)[0]
+
+
 def select_sql(model: type[models.Model], where: str) -> str:
     """``SELECT <every column> FROM <table> <where>`` (for :func:`instances`)."""
     columns, _names, _converters = _select_plan(model, connection.vendor)

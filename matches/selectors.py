@@ -37,9 +37,13 @@ def is_month_closed(discipline: str, month: Month) -> bool:
 
 
 def secretary_clubs(user: Any) -> list[Club]:
-    """The user's clubs as a list (raw SQL: every API submission asks), by club id."""
+    """The user's clubs as a list (raw SQL: every API submission asks), by club id; those
+    the API's token authentication loaded with the user, if it did."""
     if not getattr(user, "is_authenticated", False):
         return []
+    loaded = getattr(user, "secretary_clubs_loaded", None)
+    if loaded is not None:
+        return list(loaded)
     return rawsql.select(
         Club,
         f"WHERE id IN (SELECT club_id FROM {rawsql.quote(Secretary._meta.db_table)} "  # noqa: S608

@@ -1,0 +1,70 @@
+"""Token authentication (matches.apis.auth): DRF's contract, the user and their clubs in
+one statement."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.authtoken.models import Token
+
+from tests.matches.api.conftest import counts, errors_at
+from tests.matches.factories import ClubFactory, SecretaryFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def post(api, body, token):
+    return api.post(
+        "/api/matches",
+        data=json.dumps(body),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Token {token}",
+    )
+
+
+def test_a_secretary_of_two_clubs_submits_for_either_and_no_other(api, club, secretary, table):
+    second = ClubFactory(club_id="CLUB-2ND")
+    SecretaryFactory(user=secretary, club=second)
+    token = Token.objects.create(user=secretary).key
+
+    assert post(api, table(id="own"), token).status_code == 201
+    foreign = table(id="foreign")
+    foreign["club"] = ClubFactory(club_id="CLUB-ZZZ").club_id
+    refused = post(api, foreign, token)
+
+    assert refused.status_code == 403
+    assert "CLUB-2ND" in refused.json()["errors"][0]["message"]
+    assert club.club_id in refused.json()["errors"][0]["message"]
+
+
+def test_an_inactive_user_is_401(api, secretary, table):
+    token = Token.objects.create(user=secretary).key
+    secretary.is_active = False
+    secretary.save()
+
+    response = post(api, table(), token)
+
+    assert response.status_code == 401
+    assert "inactive" in response.json()["errors"][0]["message"]
+    assert counts()["Match"] == 0
+
+
+def test_a_token_of_a_user_without_a_club_is_403(api, table):
+    token = Token.objects.create(user=UserFactory()).key
+
+    response = post(api, table(), token)
+
+    assert response.status_code == 403
+    assert errors_at(response) == ["club"]
+
+
+def test_the_clubs_come_with_the_user(api, secretary, table):
+    token = Token.objects.create(user=secretary).key
+    with CaptureQueriesContext(connection) as queries:
+        response = post(api, table(), token)
+
+    assert response.status_code == 201
+    assert sum("matches_secretary" in q["sql"] for q in queries) == 1
