@@ -143,7 +143,7 @@ def matches_submit(
         problems.extend(check_records(match, prefix=path))
     slots: list[SubmitOutcome | None] = []
     with transaction.atomic(savepoint=False):
-        reads = _reads(parsed, known)  # one round trip on PostgreSQL
+        reads = _reads(parsed, known)
         if reads is not None:
             problems.extend(resolve(parsed, known, fetched=(reads.clubs, reads.players)))
         if not problems and reads is not None:
@@ -166,7 +166,7 @@ def matches_submit(
 
 @dataclass(frozen=True, slots=True)
 class _Reads:
-    """What a submission reads, in one round trip (:func:`_reads`)."""
+    """What a submission reads (:func:`_reads`)."""
 
     clubs: Sequence[Any]  # rows of Club
     players: Sequence[Any]  # rows of Player
@@ -176,9 +176,8 @@ class _Reads:
 
 def _reads(parsed: Sequence[tuple[str, MatchInput]], known: Sequence[Club]) -> _Reads | None:
     """The registry rows, the disciplines' shared locks, then under them the last closed
-    months and the stored revisions of these ids: one round trip on PostgreSQL, whose
-    server runs the statements in order (each read after the locks sees a close that
-    committed before them)."""
+    months and the stored revisions of these ids, as prepared statements in this order
+    (each read after the locks sees any close that committed before them)."""
     if not parsed:
         return None
     disciplines = sorted({m.discipline for _, m in parsed})

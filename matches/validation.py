@@ -383,7 +383,7 @@ def registry_statements(
     items: Iterable[tuple[str, MatchInput]], known_clubs: Iterable[Club] = ()
 ) -> tuple[tuple[str, list[str]] | None, tuple[str, list[str]] | None]:
     """The SELECTs of the clubs (but ``known_clubs``) and of the players ``items`` name
-    (None where there is nothing to look up), to run with others in one round trip
+    (None where there is nothing to look up), to run with other statements
     (:func:`matches.rawsql.execute_all`); :func:`resolve` takes their rows."""
     items = list(items)
     known = {c.club_id for c in known_clubs}
