@@ -10,12 +10,15 @@ Contract, per (user, key):
 - a key that is empty or longer than 200 characters is 400;
 - a request without the header runs as usual.
 
-Race safety: the record is inserted FIRST, before the work, and its unique constraint on
-(user, key) is the lock. On PostgreSQL a twin request's INSERT waits until the first
-transaction ends: if it committed, the twin gets ``IntegrityError`` and replays the stored
-response; if it rolled back (a 5xx), the twin takes the key and runs. SQLite serialises
-writers (``BEGIN IMMEDIATE``), which gives the same outcome. A row whose status is still
-0 (claimed, not yet answered) is never visible to another transaction.
+How: the request runs, then its record is inserted LAST, in the same transaction; the
+unique constraint on (user, key) decides. A key used before makes that INSERT fail: the
+transaction, with whatever this run wrote, rolls back, and the stored response is
+replayed (or the 422 given). A twin request in flight with the same key waits on that
+unique entry (or on the same match id) until the first transaction ends: committed, the twin
+replays its response; rolled back (a 5xx), the twin's own run stands. Inserting last costs
+a repeated request a run that is rolled back, and saves every first request a round trip
+(claiming the key first, then writing the response into it). SQLite serialises writers
+(``BEGIN IMMEDIATE``), which gives the same outcome.
 
 Use: ``return respond_once(request, lambda: self.handle(request))`` inside a view method
 that has already authenticated the user (anonymous requests are not recorded).
@@ -29,7 +32,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import IntegrityError, connection, transaction
+from django.db import IntegrityError, transaction
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -104,17 +107,6 @@ def _replay(record: IdempotencyRecord, digest: str) -> Response:
     return response
 
 
-def _answer(record: IdempotencyRecord, status_code: int, body: object) -> None:
-    """Store the response on the claimed record (raw SQL: every keyed POST does it)."""
-    meta = IdempotencyRecord._meta
-    field = meta.get_field("response_body")
-    rawsql.execute(
-        f"UPDATE {rawsql.quote(meta.db_table)} SET status_code = %s, response_body = %s "  # noqa: S608
-        "WHERE id = %s",
-        [status_code, field.get_db_prep_save(body, connection), record.pk],
-    )
-
-
 def respond_once(request: Request, handler: Callable[[], Response]) -> Response:
     key = _key(request)
     user: Any = request.user
@@ -122,32 +114,30 @@ def respond_once(request: Request, handler: Callable[[], Response]) -> Response:
         return handler()
     digest = request_hash(request)
     for _attempt in range(3):
-        claimed = False
         try:
             with transaction.atomic():
-                record = IdempotencyRecord(
-                    user=user, key=key, request_hash=digest, status_code=0, response_body={}
-                )
-                # The first statement of the transaction: waits while a twin is in flight.
-                rawsql.insert([record])
-                claimed = True
                 response = _run(handler)
                 if response.status_code >= 500:
                     raise _DoNotStore(response)
-                _answer(record, response.status_code, _json(response.data))
+                record = IdempotencyRecord(
+                    user=user,
+                    key=key,
+                    request_hash=digest,
+                    status_code=response.status_code,
+                    response_body=_json(response.data),
+                )
+                # Last: fails if the key was used, which rolls this run back.
+                rawsql.insert([record])
                 return response
         except _DoNotStore as exc:
             return exc.response
         except IntegrityError:
-            if claimed:
-                # The handler's own writes collided with a twin request (another key, the
-                # same match id): everything, our claim included, rolled back. Run again:
-                # the handler now sees the twin's rows.
-                continue
+            pass  # the key was used, or a twin request stored the same match meanwhile
         stored = IdempotencyRecord.objects.filter(user=user, key=key).first()
         if stored is not None:
             return _replay(stored, digest)
-        # The twin rolled back between our INSERT and this SELECT: claim the key again.
+        # Our writes collided with a twin request's (another key, the same match id), and
+        # everything rolled back: run again; the handler now sees the twin's rows.
     raise ApiProblems(
         [Problem(HEADER, "another request with this key is in progress; retry later")],
         status.HTTP_409_CONFLICT,
