@@ -11,7 +11,8 @@ What it does, every step bounded and on the loopback interface only:
    ``postgres://fido@127.0.0.1:5432/fido_bench_submit``, apart from the page benchmark's
    data; the role and the database are created when missing) and Redis ``REDIS_URL``
    (default ``redis://127.0.0.1:6379/14``, flushed: it holds only this benchmark's cache
-   and throttle counters).
+   and throttle counters). Sets the database's ``commit_delay`` (``--commit-delay``, 300 us,
+   as deploy/postgresql.conf recommends; 0 for PostgreSQL's default) as ``postgres``.
 2. ``manage.py migrate``, then seeds (``bulk_create``) 40 clubs, 4,000 players and one
    secretary with an API token per club; kept between runs. Counts the SQL statements of
    one one-match request (in process).
@@ -54,6 +55,7 @@ import time
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -157,6 +159,26 @@ def seed() -> list[dict[str, Any]]:
         }
         for n, c in enumerate(club_ids)
     ]
+
+
+def set_commit_delay(url: str, microseconds: int) -> None:
+    """``ALTER DATABASE ... SET commit_delay`` (a superuser setting: as ``postgres``)."""
+    import psycopg
+    from psycopg import sql
+
+    parts = urlsplit(url)
+    with psycopg.connect(
+        host=parts.hostname or "127.0.0.1",
+        port=parts.port or 5432,
+        user="postgres",
+        dbname="postgres",
+        autocommit=True,
+    ) as conn:
+        conn.execute(
+            sql.SQL("ALTER DATABASE {} SET commit_delay = {}").format(
+                sql.Identifier(parts.path.lstrip("/")), sql.Literal(int(microseconds))
+            )
+        )
 
 
 # --- clients -----------------------------------------------------------------------------
@@ -457,7 +479,9 @@ def update_docs(result: dict[str, Any]) -> None:
     end = text.index(END_MARK, start)
     lines = [
         "",
-        f"gunicorn {result['server']}; PostgreSQL 15 and Redis on the same 2-core machine, "
+        f"gunicorn {result['server']}; PostgreSQL 15 (`commit_delay` "
+        f"{result.get('postgresql_commit_delay_us', 0)} us, as deploy/postgresql.conf "
+        "recommends) and Redis on the same 2-core machine, "
         "which also runs the clients; token auth; an `Idempotency-Key` on every POST: "
         f"{'yes' if result['idempotency_key'] else 'no'}; "
         f"{result['queries_per_request']} statements logged by Django for a one-match request "
@@ -528,6 +552,13 @@ def main() -> None:
     )
     parser.add_argument("--threads", type=int, default=4, help="as in production")
     parser.add_argument("--no-key", action="store_true", help="no Idempotency-Key header")
+    parser.add_argument(
+        "--commit-delay",
+        type=int,
+        default=300,
+        help="PostgreSQL commit_delay (microseconds) for the database, as deploy/postgresql.conf "
+        "recommends; 0 for PostgreSQL's default",
+    )
     parser.add_argument("--port", type=int, default=0, help="0: a free port")
     parser.add_argument("--out", default="bench/results/submit.json")
     parser.add_argument("--update-docs", action="store_true")
@@ -573,6 +604,7 @@ def main() -> None:
     import redis
 
     redis.Redis.from_url(redis_url).flushdb()
+    set_commit_delay(database_url, args.commit_delay)
     seeded = seed()
     stamp = dt.datetime.now(dt.UTC).strftime("r%Y%m%d%H%M%S")
     queries = queries_per_match(seeded, stamp)
@@ -625,6 +657,7 @@ def main() -> None:
         "runs": runs,
         "queries_per_request": queries,
         "server": f"--workers {args.workers} --threads {args.threads}",
+        "postgresql_commit_delay_us": args.commit_delay,
         "idempotency_key": not args.no_key,
         "target": {"matches_per_second": 300, "p99_ms": 150},
         "load_average_before": load_before,
