@@ -68,3 +68,16 @@ def test_the_clubs_come_with_the_user(api, secretary, table):
 
     assert response.status_code == 201
     assert sum("matches_secretary" in q["sql"] for q in queries) == 1
+
+
+def test_an_unknown_token_is_401_in_the_callers_language(api, table):
+    response = api.post(
+        "/api/matches",
+        data=json.dumps(table()),
+        content_type="application/json",
+        HTTP_AUTHORIZATION="Token nope",
+        HTTP_ACCEPT_LANGUAGE="de",
+    )
+
+    assert response.status_code == 401
+    assert response.json()["errors"][0]["message"] == "Ungültiges Token."
