@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def machine(sharing: str) -> str:
-    """CPU model, CPU count, Python and kernel, with what shares the CPUs."""
+def machine(note: str) -> str:
+    """CPU model, CPU count (with ``note``: what uses the CPUs), Python and kernel."""
     cpu = platform.machine()
     try:
         for line in Path("/proc/cpuinfo").read_text().splitlines():
@@ -35,7 +35,7 @@ def machine(sharing: str) -> str:
     except OSError:
         pass
     return (
-        f"{cpu}; {os.cpu_count()} logical CPUs ({sharing} share them); "
+        f"{cpu}; {os.cpu_count()} logical CPUs ({note}); "
         f"Python {platform.python_version()}; {platform.system()} {platform.release()}"
     )
 

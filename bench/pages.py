@@ -728,7 +728,7 @@ def main() -> None:
             "target": {"p95_ms": 50},
             "load_average_before": load_before,
             "load_average_after": load_after,
-            "machine": machine("gunicorn, PostgreSQL and the client"),
+            "machine": machine("gunicorn, PostgreSQL and the client share them"),
             "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "command": command.strip(),
         }

@@ -15,31 +15,15 @@ import argparse
 import datetime as dt
 import json
 import os
-import platform
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from matches.rules import replay  # after the path set-up above
+from bench.common import machine  # after the path set-up above
+from matches.rules import replay
 from matches.rules.simulate import simulate
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return (
-        f"{cpu}; {os.cpu_count()} logical CPUs (one used); "
-        f"Python {platform.python_version()} ({platform.python_implementation()}); "
-        f"{platform.system()} {platform.release()}"
-    )
 
 
 def main() -> None:
@@ -80,7 +64,7 @@ def main() -> None:
         "rounds": args.rounds,
         "seed": args.seed,
         "target_games_per_second": 1000,
-        "machine": machine(),
+        "machine": machine("one used"),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "command": "python bench/replay.py " + " ".join(sys.argv[1:]),
     }

@@ -663,7 +663,7 @@ def main() -> None:
         "load_average_before": load_before,
         "load_average_after": round(os.getloadavg()[0], 2),
         "cpu_pressure_before": pressure_before,
-        "machine": machine("server, PostgreSQL, Redis and clients"),
+        "machine": machine("server, PostgreSQL, Redis and clients share them"),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
         "command": ("python bench/submit.py " + shlex.join(sys.argv[1:])).strip(),
     }
