@@ -55,20 +55,45 @@ def quote(name: str) -> str:
     return connection.ops.quote_name(name)
 
 
+def converter(model: type[models.Model], attname: str) -> Callable[[Any], Any] | None:
+    """value -> the value of ``model``'s field ``attname`` as the ORM converts it from this
+    database's representation (the backend's converters, then the field's, as the SQL
+    compiler applies them); None where the driver's value is already the ORM's."""
+    return _converter(model, attname, connection.vendor)
+
+
 @cache
-def _select_plan(model: type[models.Model], vendor: str) -> tuple[str, list[str], list[Any]]:
-    """Column list, attribute names and per-column converters of ``model`` (per backend)."""
+def _converter(model: type[models.Model], attname: str, vendor: str) -> Callable[[Any], Any] | None:
+    del vendor  # part of the cache key only
+    field = next(f for f in model._meta.concrete_fields if f.attname == attname)
+    column = field.get_col(model._meta.db_table)
+    steps = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+    if not steps:
+        return None
+
+    def convert(value: Any) -> Any:
+        for step in steps:
+            value = step(value, column, connection)
+        return value
+
+    return convert
+
+
+@cache
+def _select_plan(
+    model: type[models.Model], vendor: str
+) -> tuple[str, list[str], list[tuple[int, Callable[[Any], Any]]]]:
+    """Column list, attribute names and the (index, converter) pairs of ``model``'s
+    columns that need converting (per backend)."""
     del vendor  # part of the cache key only
     fields = list(model._meta.concrete_fields)
     table = model._meta.db_table
     columns = ", ".join(f"{quote(table)}.{quote(f.column)}" for f in fields)
     converters = []
-    for field in fields:
-        expression = field.get_col(table)
-        found = connection.ops.get_db_converters(expression) + expression.get_db_converters(
-            connection
-        )
-        converters.append((found, expression))
+    for index, field in enumerate(fields):
+        found = converter(model, field.attname)
+        if found is not None:
+            converters.append((index, found))
     return columns, [f.attname for f in fields], converters
 
 
@@ -137,9 +162,8 @@ def instances(model: type[M], rows: Sequence[Sequence[Any]]) -> list[M]:
     out = []
     for row in rows:
         values = list(row)
-        for index, (found, expression) in enumerate(converters):
-            for converter in found:
-                values[index] = converter(values[index], expression, connection)
+        for index, convert in converters:
+            values[index] = convert(values[index])
         out.append(model.from_db(connection.alias, names, values))
     return out
 

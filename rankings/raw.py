@@ -19,7 +19,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connection, models
-from django.db.models.expressions import Col
+
+from matches import rawsql
 
 M = TypeVar("M", bound=models.Model)
 
@@ -50,17 +51,11 @@ def columns(alias: str, names: Sequence[str]) -> str:
 def converter(model: type[models.Model], name: str) -> Callable[[Any], Any]:
     """value -> the value as the ORM converts the field ``name`` of ``model`` from this
     database's representation (the identity where the driver returns it as it is)."""
-    field = next(f for f in model._meta.concrete_fields if f.attname == name)
-    column = Col(model._meta.db_table, field)
-    # As the SQL compiler does: the backend's converters, then the field's.
-    steps = connection.ops.get_db_converters(column) + column.get_db_converters(connection)
+    return rawsql.converter(model, name) or _identity
 
-    def convert(value: Any) -> Any:
-        for step in steps:
-            value = step(value, column, connection)
-        return value
 
-    return convert
+def _identity(value: Any) -> Any:
+    return value
 
 
 def loaded(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
