@@ -633,9 +633,10 @@ FLADUB core (under a millisecond); about 10 ms of Python CPU in all. With Postgr
 default 128 MB of shared buffers the pages' indexes and tables (some 400 MB) do not stay
 cached, so a request that visits many rows (a name search's candidates) pays a read from
 the operating system's cache for some of them; that, and the client, gunicorn and
-PostgreSQL sharing two cores, makes the spread between p50 and p95. The max includes
-Python's full garbage collections (some 70 ms, about twice per thousand requests per
-worker).
+PostgreSQL sharing two cores, makes the spread between p50 and p95. A full garbage
+collection of a worker's heap took some 70 ms, about twice per thousand requests (the max of
+the earlier runs, 111 ms); fido/wsgi.py now freezes the heap Django loads out of the
+collector's sight (`gc.freeze`).
 """
     text = DOCS.read_text()
     start = text.index(DOCS_SECTION) + len(DOCS_SECTION)
