@@ -95,6 +95,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
 else:
     DATABASES["default"].setdefault("CONN_MAX_AGE", env.int("CONN_MAX_AGE", default=60))
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+        # The same backend, with a health check that needs no round trip when idle.
+        DATABASES["default"]["ENGINE"] = "fido.db.postgresql"
     # Prepared statements only where asked for: matches.rawsql prepares the submission
     # path's statements (prepare=True); Django's own client-side binding cursors never
     # prepare. (Django's default, None, turns preparing off altogether, for connection

@@ -1,0 +1,1 @@
+"""Database backends of the project (``fido.db.postgresql``)."""
