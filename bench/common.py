@@ -2,7 +2,8 @@
 
 Contract: ``ensure_database(url)`` leaves a PostgreSQL database at ``url`` that its role can
 use (creating the login role and the database as the ``postgres`` superuser when missing,
-on the loopback interface); ``start_gunicorn`` returns a running server in its own process
+on the loopback interface), and ``migrated_database`` migrates it as well;
+``start_gunicorn`` returns a running server in its own process
 group once ``/healthz`` answers 200, or exits with a message; ``stop_server`` ends it and its
 workers. Nothing here measures anything.
 """
@@ -77,6 +78,19 @@ def ensure_database(url: str) -> None:
         ["createdb", "-h", host, "-p", port, "-U", "postgres", "-O", role, name],
         check=True,
         timeout=60,
+    )
+
+
+def migrated_database(url: str, env: dict[str, str], timeout: float) -> None:
+    """:func:`ensure_database`, then ``manage.py migrate`` with ``env`` (its
+    ``DATABASE_URL`` pointing at ``url``), within ``timeout`` seconds."""
+    ensure_database(url)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        timeout=timeout,
     )
 
 

@@ -50,7 +50,6 @@ import re
 import shlex
 import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -60,7 +59,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import ensure_database, machine, start_gunicorn, stop_server  # noqa: E402
+from bench.common import machine, migrated_database, start_gunicorn, stop_server  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://fido@127.0.0.1:5432/fido_bench"
 DOCS = ROOT / "docs" / "performance.md"
@@ -678,14 +677,7 @@ def main() -> None:
         "PYTHONPATH": str(ROOT),
     }
     env.pop("REDIS_URL", None)  # the pages use no cache: measure the database work
-    ensure_database(database_url)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        timeout=1800,
-    )
+    migrated_database(database_url, env, timeout=1800)
 
     import psycopg
 

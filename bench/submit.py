@@ -60,7 +60,7 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.common import cpu_pressure, ensure_database, machine, start_gunicorn, stop_server  # noqa: E402
+from bench.common import cpu_pressure, machine, migrated_database, start_gunicorn, stop_server  # noqa: E402
 
 DEFAULT_DATABASE_URL = "postgres://fido@127.0.0.1:5432/fido_bench_submit"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/14"
@@ -593,14 +593,7 @@ def main() -> None:
     }
     os.environ.update(env)
 
-    ensure_database(database_url)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        timeout=300,
-    )
+    migrated_database(database_url, env, timeout=300)
     import redis
 
     redis.Redis.from_url(redis_url).flushdb()

@@ -165,6 +165,8 @@ def _needs_prep(field_: models.Field[Any, Any]) -> bool:
 
 @cache
 def _preps(model: type[models.Model]) -> list[tuple[models.Field[Any, Any], bool]]:
+    """The INSERT's columns with whether their values need Django's conversion (without
+    Match's ``submission``: the statement takes it from the submission it inserts)."""
     return [(f, _needs_prep(f)) for f in _columns(model) if f.name != "submission"]
 
 
@@ -243,7 +245,7 @@ def _write_one_statement(
     sql = _one_statement_sql(tuple(tuple(len(p) for _s, p in e.sides) for e in entries))
     details = _field(MatchEvent, "details")
     at_field = _field(MatchEvent, "at")
-    params: list[Any] = _row_values(submission, [(f, _needs_prep(f)) for f in _columns(Submission)])
+    params: list[Any] = _row_values(submission, _preps(Submission))
     match_preps = _preps(Match)
     side_p: list[Any] = []
     member_p: list[Any] = []
