@@ -87,11 +87,12 @@ class PlayerAdmin(admin.ModelAdmin):
             return None
         return render(
             request,
-            "admin/matches/merge_players.html",
+            "admin/matches/confirm_action.html",
             {
                 **self.admin_site.each_context(request),
                 "form": form,
-                "players": players,
+                "selected": players,
+                "action": "merge_players",
                 "title": "Merge two player records",
             },
         )
@@ -164,11 +165,12 @@ class MatchAdmin(admin.ModelAdmin):
             return None
         return render(
             request,
-            "admin/matches/void_matches.html",
+            "admin/matches/confirm_action.html",
             {
                 **self.admin_site.each_context(request),
                 "form": form,
-                "matches": queryset,
+                "selected": queryset,
+                "action": "void_matches",
                 "title": "Void matches",
             },
         )

@@ -7,11 +7,14 @@ Out:
 - :func:`read_csv` turns the bytes into a :class:`CsvBatch`: one submission payload per
   match (rows grouped by ``id``) plus the row-level problems only the CSV layer can see (a
   row with too few cells, a side number given twice, rows of one match that disagree on its
-  date). A file that cannot be read at all (too large, too many rows, binary, not UTF-8,
-  bad quoting, missing or unknown columns) raises :class:`CsvRejected` with one clear
-  message.
+  date). A file that cannot be read at all (too large, too many rows or lines, a line too
+  long, too many columns, binary, neither UTF-8 nor UTF-16 with a byte-order mark, bad
+  quoting, missing or unknown columns) raises :class:`CsvRejected` with one clear message.
+  Reading is linear in the file's size and bounded by the limits below, checked in that
+  order before the next step looks further (a 100,000-column header is refused in
+  milliseconds).
 - :func:`preview` runs the payloads through the one submission path,
-  :func:`matches.services.matches_submit`, inside a transaction that is always rolled
+  :func:`matches.services.match_batch_submit`, inside a transaction that is always rolled
   back: the preview shows exactly what storing would say (unknown players, the 11-month
   window, on time or late, the counting month) and stores nothing. Every problem is mapped
   back to its CSV row and column.
@@ -23,10 +26,12 @@ Nothing here decides whether a match is valid: that is :mod:`matches.validation`
 
 from __future__ import annotations
 
+import codecs
 import csv
 import datetime as dt
 import io
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,12 +41,21 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from .models import Club
-from .services import SubmitOutcome, matches_submit
+from .services import SubmitOutcome, match_batch_submit
 from .validation import InvalidSubmission, Problem
 
 COLUMNS = ("id", "date", "discipline", "category", "side", "players", "score")
+# Limits of one upload (docs/secretary.md): bytes, result rows, physical lines (blank ones
+# included), characters in one line, cells in the header row. Each is checked before the
+# next step reads further, so nothing here does work beyond linear in the file's size.
 MAX_BYTES = 1024 * 1024
 MAX_ROWS = 5_000
+MAX_LINES = 2 * MAX_ROWS
+MAX_LINE_CHARS = 2_000
+MAX_COLUMNS = 50
+# Column names quoted in a message about the header: the first few, each cut short.
+_NAMES_SHOWN = 10
+_NAME_CHARS = 40
 _MATCH_FIELDS = ("date", "discipline", "category")
 # Documented: ";" or "+"; a "," (a cell quoted in a comma-separated file) is accepted too.
 _PLAYER_SEPARATORS = re.compile(r"[;+,]")
@@ -128,23 +142,34 @@ class Preview:
 
 
 def decode(data: bytes) -> str:
-    """The file's text, or :class:`CsvRejected` for a file too large, binary or not UTF-8."""
+    """The file's text, or :class:`CsvRejected` for a file too large, binary, not UTF-8 (or
+    UTF-16 with its byte-order mark, as spreadsheets save "Unicode text"), or with more
+    lines or longer lines than a results file can have. Linear in the file's size."""
     if len(data) > MAX_BYTES:
         raise CsvRejected(
             _("The file is larger than %(limit)s KiB: split it into several uploads.")
             % {"limit": MAX_BYTES // 1024}
         )
-    if not data.strip():
-        raise CsvRejected(_("The file is empty."))
-    if b"\x00" in data or data.startswith(b"PK\x03\x04"):
+    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        text = _decoded(data, "utf-16")
+    elif b"\x00" in data or data.startswith(b"PK\x03\x04"):
         raise CsvRejected(
             _(
                 "This is not a CSV text file (it looks like a binary file, such as an Excel "
                 "workbook). Save it as “CSV UTF-8” and upload that."
             )
         )
+    else:
+        text = _decoded(data, "utf-8-sig")
+    if not text.strip():
+        raise CsvRejected(_("The file is empty."))
+    _check_lines(text)
+    return text
+
+
+def _decoded(data: bytes, encoding: str) -> str:
     try:
-        return data.decode("utf-8-sig")
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise CsvRejected(
@@ -156,6 +181,28 @@ def decode(data: bytes) -> str:
         ) from exc
 
 
+def _check_lines(text: str) -> None:
+    """CsvRejected for more than MAX_LINES lines or a line longer than MAX_LINE_CHARS: a
+    results row is a few hundred characters, so either means this is not a results file
+    (and bounds what the CSV reader and the header check are given)."""
+    # Every line ending the CSV reader knows (\r\n, \n, a lone \r).
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if len(lines) > MAX_LINES + 1:  # a final newline leaves one empty piece
+        raise CsvRejected(
+            _("The file has more than %(limit)s lines: split it into several uploads.")
+            % {"limit": MAX_LINES}
+        )
+    for number, line in enumerate(lines, start=1):
+        if len(line) > MAX_LINE_CHARS:
+            raise CsvRejected(
+                _(
+                    "Line %(line)s is longer than %(limit)s characters: a row of results is "
+                    "much shorter. Is this the right file?"
+                )
+                % {"line": number, "limit": MAX_LINE_CHARS}
+            )
+
+
 def _delimiter(text: str) -> str:
     header = text.split("\n", 1)[0]
     counts = {d: header.count(d) for d in _DELIMITERS}
@@ -165,7 +212,34 @@ def _delimiter(text: str) -> str:
 
 def read_csv(data: bytes, *, club_id: str) -> CsvBatch:
     """Parse an uploaded results file into one payload per match (see the module doc)."""
-    text = decode(data)
+    records = _records(decode(data))
+    header = _header(records[0][1])
+    if len(records) == 1:
+        raise CsvRejected(_("The file has a header but no result rows."))
+    batch = _grouped(records[1:], header)
+    bad_rows = {p.row for p in batch.problems}
+    for match in batch.matches:
+        problems = _check_group(match)
+        batch.problems.extend(problems)
+        if problems or any(r.number in bad_rows for r in match.rows):
+            continue
+        match.rows.sort(key=lambda r: int(r.cells["side"]))
+        first = match.rows[0].cells
+        match.payload = {
+            "id": match.external_id,
+            "date": first["date"],
+            "club": club_id,
+            "discipline": first["discipline"],
+            "category": first["category"],
+            "sides": [_side(r) for r in match.rows],
+        }
+    batch.problems.sort()
+    return batch
+
+
+def _records(text: str) -> list[tuple[int, list[str]]]:
+    """The file's non-blank rows with their line numbers; CsvRejected for an unreadable,
+    empty or too long file."""
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=_delimiter(text), strict=True)
     records: list[tuple[int, list[str]]] = []
     try:
@@ -185,29 +259,61 @@ def read_csv(data: bytes, *, club_id: str) -> CsvBatch:
         ) from exc
     if not records:
         raise CsvRejected(_("The file is empty."))
+    return records
 
-    header = [cell.strip().lower() for cell in records[0][1]]
-    missing = [c for c in COLUMNS if c not in header]
-    unknown = [c for c in header if c not in COLUMNS]
-    twice = sorted({c for c in header if header.count(c) > 1})
+
+def _header(first: list[str]) -> list[str]:
+    """The column names of the first row; CsvRejected unless they are exactly COLUMNS.
+
+    Linear in the header (the names are counted once; a header of MAX_COLUMNS cells or more
+    is refused before it is even looked at), and the message quotes at most a few names.
+    """
+    if len(first) > MAX_COLUMNS:
+        raise CsvRejected(
+            _(
+                "The first row has %(n)s columns; a results file has the %(count)s columns "
+                "%(expected)s."
+            )
+            % {"n": len(first), "count": len(COLUMNS), "expected": ",".join(COLUMNS)}
+        )
+    header = [cell.strip().lower() for cell in first]
+    counts = Counter(header)
+    missing = [c for c in COLUMNS if c not in counts]
+    unknown = [c for c in counts if c not in COLUMNS]
+    twice = sorted(c for c, n in counts.items() if n > 1)
     if missing or unknown or twice:
         parts = []
         if missing:
             parts.append(_("missing column(s): %(cols)s") % {"cols": ", ".join(missing)})
         if unknown:
-            parts.append(_("unknown column(s): %(cols)s") % {"cols": ", ".join(unknown)})
+            parts.append(_("unknown column(s): %(cols)s") % {"cols": _names(unknown)})
         if twice:
-            parts.append(_("column(s) given twice: %(cols)s") % {"cols": ", ".join(twice)})
+            parts.append(_("column(s) given twice: %(cols)s") % {"cols": _names(twice)})
         raise CsvRejected(
             _("The first row must name the columns %(expected)s; %(problems)s.")
             % {"expected": ",".join(COLUMNS), "problems": "; ".join(parts)}
         )
-    if len(records) == 1:
-        raise CsvRejected(_("The file has a header but no result rows."))
+    return header
 
+
+def _names(names: Sequence[str]) -> str:
+    """The first few column names, each cut short, for a message."""
+    shown = [n if len(n) <= _NAME_CHARS else n[: _NAME_CHARS - 1] + "…" for n in names]
+    if len(shown) <= _NAMES_SHOWN:
+        return ", ".join(shown)
+    rest = len(shown) - _NAMES_SHOWN
+    return (
+        ", ".join(shown[:_NAMES_SHOWN])
+        + " "
+        + (ngettext("and %(n)s more", "and %(n)s more", rest) % {"n": rest})
+    )
+
+
+def _grouped(records: list[tuple[int, list[str]]], header: list[str]) -> CsvBatch:
+    """Every result row, grouped into matches by id, with the rows' own problems."""
     batch = CsvBatch(rows=[], matches=[])
     groups: dict[str, CsvMatch] = {}
-    for number, record in records[1:]:
+    for number, record in records:
         cells = {name: value.strip() for name, value in zip(header, record, strict=False)}
         row = CsvRow(number=number, cells={c: cells.get(c, "") for c in COLUMNS})
         batch.rows.append(row)
@@ -238,23 +344,6 @@ def read_csv(data: bytes, *, club_id: str) -> CsvBatch:
             batch.matches.append(group)
         group.rows.append(row)
 
-    bad_rows = {p.row for p in batch.problems}
-    for match in batch.matches:
-        problems = _check_group(match)
-        batch.problems.extend(problems)
-        if problems or any(r.number in bad_rows for r in match.rows):
-            continue
-        match.rows.sort(key=lambda r: int(r.cells["side"]))
-        first = match.rows[0].cells
-        match.payload = {
-            "id": match.external_id,
-            "date": first["date"],
-            "club": club_id,
-            "discipline": first["discipline"],
-            "category": first["category"],
-            "sides": [_side(r) for r in match.rows],
-        }
-    batch.problems.sort()
     return batch
 
 
@@ -342,12 +431,12 @@ def preview(batch: CsvBatch, *, club: Club, submitted_by: Any, now: dt.datetime)
             if not remaining:
                 break
             try:
-                outcomes = matches_submit(
+                outcomes = match_batch_submit(
                     payloads=[m.payload for m in remaining],
                     submitted_by=submitted_by,
                     now=now,
                     channel="csv",
-                    club=club,
+                    clubs=[club],
                     prefix=_prefixer(remaining),
                 )
             except InvalidSubmission as exc:
@@ -388,12 +477,12 @@ def store(
     """Store every match of a clean batch (all or nothing); InvalidSubmission otherwise."""
     if batch.problems:
         raise InvalidSubmission([Problem("csv", p.message) for p in batch.problems])
-    return matches_submit(
+    return match_batch_submit(
         payloads=batch.payloads,
         submitted_by=submitted_by,
         now=now,
         channel="csv",
-        club=club,
+        clubs=[club],
         prefix=_prefixer([m for m in batch.matches if m.payload is not None]),
     )
 

@@ -2,7 +2,7 @@
 of results (some late, some team games, some voided) and the demo accounts.
 
 Deterministic (seeded) and idempotent: it does nothing if the demo clubs exist. Every match
-goes through :func:`matches.services.matches_submit` with an honoured ``submitted_at``, the
+goes through :func:`matches.services.match_import` (an honoured ``submitted_at``), the
 same path as ``import_results``, so the demo data obeys every rule a real submission does.
 """
 
@@ -18,9 +18,9 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from .clock import federation_tz
-from .models import Channel, Club, Player, Secretary
+from .models import Club, Player, Secretary
 from .months import Month, deadline, local_month
-from .services import match_void, matches_submit
+from .services import match_import, match_void
 
 DEMO_ADMIN = ("admin", "fido-admin-demo")
 DEMO_SECRETARY = ("secretary", "fido-secretary-demo")
@@ -187,14 +187,7 @@ def seed(*, now: dt.datetime, log: Callable[[str], None] = print) -> DemoSummary
     lines.sort(key=lambda line: str(line["submitted_at"]))
     stored = []
     for line in lines:
-        outcome = matches_submit(
-            payloads=[line],
-            submitted_by=None,
-            now=now,
-            channel=Channel.IMPORT,
-            honour_submitted_at=True,
-            prefix=lambda _: "",
-        )[0]
+        outcome = match_import(payload=line, now=now)
         stored.append(outcome.match)
         summary.matches += 1
         summary.late += outcome.match.status == "late"

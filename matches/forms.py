@@ -1,7 +1,7 @@
 """Web forms of the secretary pages: they collect input, they do not judge it.
 
 A match's validity is decided by the one validation path (:mod:`matches.validation`,
-through :func:`matches.services.matches_submit` / :func:`~matches.services.match_correct`).
+through :func:`matches.services.match_batch_submit` / :func:`~matches.services.match_correct`).
 These forms only turn the posted fields into the submission payload, restrict the club to
 the user's own, and map every :class:`~matches.validation.Problem` path the service reports
 (``date``, ``sides[1].players[0]``, ...) back onto the field or the side row it concerns.

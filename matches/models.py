@@ -19,11 +19,15 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from .disciplines import DISCIPLINES
+
 
 class Discipline(models.TextChoices):
-    FIDO = "fido", _("FIDO divisor game")
-    ALLFIVES = "allfives", _("All Fives (Muggins / Five Up)")
-    AUSTRIAN = "austrian", _("Austrian double-eight")
+    """The disciplines' codes as model choices; their words live in :mod:`matches.disciplines`."""
+
+    FIDO = "fido", DISCIPLINES["fido"].label
+    ALLFIVES = "allfives", DISCIPLINES["allfives"].label
+    AUSTRIAN = "austrian", DISCIPLINES["austrian"].label
 
 
 class Category(models.TextChoices):

@@ -14,6 +14,7 @@ members' pips left in the last game).
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -21,7 +22,7 @@ from django.utils.translation import gettext as _
 from matches.rules.engine import replay
 from matches.rules.errors import RuleError
 
-from .validation import MatchInput, Problem
+from .validation import MatchInput, Problem, SideInput
 
 GAMES_OF_DISCIPLINE = {
     "fido": {"fido"},
@@ -34,60 +35,49 @@ def _prefixed(prefix: str, path: str) -> str:
     return f"{prefix}.{path}" if prefix else path
 
 
+@dataclass(slots=True)
+class _Tally:
+    """What the replayed records say about the players, summed over the records."""
+
+    totals: dict[str, int] = field(default_factory=lambda: defaultdict(int))
+    winners: set[str] = field(default_factory=set)
+    pips_last: dict[str, int] = field(default_factory=dict)  # after the last game
+
+    def add(self, report: dict[str, Any]) -> None:
+        for pid, row in report["session"]["players"].items():
+            self.totals[pid] += int(row["total"])
+        self.winners.update(report["session"]["winners"])
+        if report["games"]:
+            for pid, row in report["games"][-1]["players"].items():
+                self.pips_last[pid] = int(row["pips_left"])
+
+    def expected_score(self, discipline: str, side: SideInput) -> int:
+        """The side's score as the records give it."""
+        if discipline != "austrian":
+            return sum(self.totals[pid] for pid in side.player_ids)
+        if side.score in (0, 1):
+            return 1 if self.winners & set(side.player_ids) else 0
+        return -sum(self.pips_last.get(pid, 0) for pid in side.player_ids)
+
+
 def check_records(match: MatchInput, *, prefix: str = "") -> list[Problem]:
     if match.records is None:
         return []
     records: list[Any] = match.records if isinstance(match.records, list) else [match.records]
     if not records:
         return []
-    players = [pid for side in match.sides for pid in side.player_ids]
+    players = {pid for side in match.sides for pid in side.player_ids}
     problems: list[Problem] = []
-    totals: dict[str, int] = defaultdict(int)
-    winners: set[str] = set()
-    pips_last: dict[str, int] = {}
+    tally = _Tally()
     for i, record in enumerate(records):
         path = _prefixed(prefix, f"records[{i}]")
-        game = (record.get("variant") or {}).get("game") if isinstance(record, dict) else None
-        if game not in GAMES_OF_DISCIPLINE[match.discipline]:
-            problems.append(
-                Problem(
-                    f"{path}.variant.game",
-                    _("a %(game)r record in a %(discipline)s match")
-                    % {"game": game, "discipline": match.discipline},
-                )
-            )
-            continue
-        try:
-            report = replay(record)
-        except RuleError as exc:
-            problems.append(Problem(f"{path}.{exc.path}" if exc.path else path, exc.message))
-            continue
-        seats = set(report["session"]["players"])
-        if seats != set(players):
-            problems.append(
-                Problem(
-                    f"{path}.seats",
-                    _("the seats must be the match's players (%(players)s), not %(seats)s")
-                    % {"players": ", ".join(sorted(players)), "seats": ", ".join(sorted(seats))},
-                )
-            )
-            continue
-        for pid, row in report["session"]["players"].items():
-            totals[pid] += int(row["total"])
-        winners.update(report["session"]["winners"])
-        if report["games"]:
-            for pid, row in report["games"][-1]["players"].items():
-                pips_last[pid] = int(row["pips_left"])
+        report = _replayed(record, path, match.discipline, players, problems)
+        if report is not None:
+            tally.add(report)
     if problems:
         return problems
     for i, side in enumerate(match.sides):
-        if match.discipline == "austrian":
-            if side.score in (0, 1):
-                expected = 1 if winners & set(side.player_ids) else 0
-            else:
-                expected = -sum(pips_last.get(pid, 0) for pid in side.player_ids)
-        else:
-            expected = sum(totals[pid] for pid in side.player_ids)
+        expected = tally.expected_score(match.discipline, side)
         if side.score != expected:
             problems.append(
                 Problem(
@@ -97,3 +87,37 @@ def check_records(match: MatchInput, *, prefix: str = "") -> list[Problem]:
                 )
             )
     return problems
+
+
+def _replayed(
+    record: Any, path: str, discipline: str, players: set[str], problems: list[Problem]
+) -> dict[str, Any] | None:
+    """The report of one record of the match, or None with its problem added: a game of
+    another discipline, a record the rules refuse, seats that are not the match's players."""
+    variant = record.get("variant") if isinstance(record, dict) else None
+    game = variant.get("game") if isinstance(variant, dict) else None
+    if game not in GAMES_OF_DISCIPLINE[discipline]:
+        problems.append(
+            Problem(
+                f"{path}.variant.game",
+                _("a %(game)r record in a %(discipline)s match")
+                % {"game": game, "discipline": discipline},
+            )
+        )
+        return None
+    try:
+        report = replay(record)
+    except RuleError as exc:
+        problems.append(Problem(f"{path}.{exc.path}" if exc.path else path, exc.message))
+        return None
+    seats = set(report["session"]["players"])
+    if seats != players:
+        problems.append(
+            Problem(
+                f"{path}.seats",
+                _("the seats must be the match's players (%(players)s), not %(seats)s")
+                % {"players": ", ".join(sorted(players)), "seats": ", ".join(sorted(seats))},
+            )
+        )
+        return None
+    return report

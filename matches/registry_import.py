@@ -8,7 +8,7 @@ one transaction; a rejected line stores nothing and does not stop the others.
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -70,24 +70,39 @@ def _name_checks(row: dict[str, str], problems: list[Problem]) -> None:
         check_text(row["name"], "name", "name", problems)
 
 
-def import_clubs(stream: TextIO) -> ImportSummary:
-    summary = ImportSummary()
-    valid: dict[str, dict[str, str]] = {}
-    for line, row in _rows(stream, CLUB_COLUMNS):
+def _valid_rows(
+    stream: TextIO,
+    columns: list[str],
+    key: str,
+    key_validator: object,
+    summary: ImportSummary,
+) -> Iterator[tuple[int, dict[str, str]]]:
+    """The rows whose id (column ``key``), country, name (and city, where the file has
+    one) pass their checks, with their line numbers; every other row goes to
+    ``summary.rejected`` with its problems."""
+    for line, row in _rows(stream, columns):
         problems: list[Problem] = []
         if "__error__" in row:
             summary.rejected.append((line, row["__error__"]))
             continue
         row["country"] = row["country"].upper()
-        _check(row["club_id"], club_id_validator, "club_id", problems)
+        _check(row[key], key_validator, key, problems)
         _check(row["country"], country_validator, "country", problems)
         _name_checks(row, problems)
-        if row["city"]:
+        if row.get("city"):
             check_text(row["city"], "city", "city", problems)
         if problems:
             summary.rejected.append((line, "; ".join(f"{p.path}: {p.message}" for p in problems)))
             continue
-        valid[row["club_id"]] = row
+        yield line, row
+
+
+def import_clubs(stream: TextIO) -> ImportSummary:
+    summary = ImportSummary()
+    valid = {
+        row["club_id"]: row
+        for _line, row in _valid_rows(stream, CLUB_COLUMNS, "club_id", club_id_validator, summary)
+    }
     with transaction.atomic():
         existing = {c.club_id: c for c in Club.objects.filter(club_id__in=list(valid))}
         for club_id, row in valid.items():
@@ -106,20 +121,12 @@ def import_clubs(stream: TextIO) -> ImportSummary:
 
 def import_players(stream: TextIO) -> ImportSummary:
     summary = ImportSummary()
-    valid: dict[str, tuple[int, dict[str, str]]] = {}
-    for line, row in _rows(stream, PLAYER_COLUMNS):
-        problems: list[Problem] = []
-        if "__error__" in row:
-            summary.rejected.append((line, row["__error__"]))
-            continue
-        row["country"] = row["country"].upper()
-        _check(row["player_id"], player_id_validator, "player_id", problems)
-        _check(row["country"], country_validator, "country", problems)
-        _name_checks(row, problems)
-        if problems:
-            summary.rejected.append((line, "; ".join(f"{p.path}: {p.message}" for p in problems)))
-            continue
-        valid[row["player_id"]] = (line, row)
+    valid = {
+        row["player_id"]: (line, row)
+        for line, row in _valid_rows(
+            stream, PLAYER_COLUMNS, "player_id", player_id_validator, summary
+        )
+    }
     club_ids = {row["club_id"] for _, row in valid.values() if row["club_id"]}
     clubs = {c.club_id: c.pk for c in Club.objects.filter(club_id__in=club_ids)}
     ids = list(valid)

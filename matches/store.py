@@ -12,10 +12,12 @@ Two ways, the same rows (a test compares them column by column):
 - PostgreSQL, one submission (a form, a CSV file, an API request: the hot path), under
   :data:`ONE_STATEMENT_MAX_PARAMS`: ONE prepared statement of data-modifying CTEs, whose
   sides and members find their match by its external id (unique in such a batch, which is
-  one club's). A one-match request used to send five INSERTs; each statement costs the web
-  worker and PostgreSQL a round trip and a parse.
+  one club's). Its values are named parameters, one name per row and column, so no CTE
+  depends on the order in which another's parameters stand. A one-match request used to
+  send five INSERTs; each statement costs the web worker and PostgreSQL a round trip and
+  a parse.
 - otherwise (SQLite, an import whose lines carry their own ``submitted_at``, a huge batch):
-  one multi-row ``INSERT ... RETURNING`` per table (:func:`matches.rawsql.insert`), five
+  one multi-row ``INSERT ... RETURNING`` per table (:func:`matches.sql.insert`), five
   statements for any number of matches.
 """
 
@@ -29,7 +31,7 @@ from typing import Any
 
 from django.db import connection, models
 
-from . import rawsql
+from . import sql
 from .models import Match, MatchEvent, Side, SideMember, Submission
 
 # Above this many parameters the batch goes table by table (PostgreSQL allows 65,535).
@@ -77,13 +79,13 @@ def write_table_by_table(
     by: Any,
 ) -> None:
     """Five multi-row INSERTs (more past the parameter limit), on any database."""
-    rawsql.insert(submissions)
+    sql.insert(submissions)
     for entry in entries:
         # Assigned before the submission had a key: assigning it again copies the key.
         entry.match.submission = entry.match.submission
     rows = [entry.match for entry in entries]
-    rawsql.insert(rows)
-    sides = rawsql.insert(
+    sql.insert(rows)
+    sides = sql.insert(
         [
             Side(match=entry.match, position=position, score=score)
             for entry in entries
@@ -111,9 +113,9 @@ def write_table_by_table(
                 )
                 for player in players
             )
-    rawsql.insert(members)
+    sql.insert(members)
     if event_kind is not None:
-        rawsql.insert(
+        sql.insert(
             [
                 MatchEvent(match=e.match, kind=event_kind, at=at, by=by, details=e.details)
                 for e in entries
@@ -122,14 +124,26 @@ def write_table_by_table(
 
 
 # --- PostgreSQL: one statement -------------------------------------------------------------
+#
+# Every value is a NAMED parameter, named for its row and column: ``s__<column>`` (the
+# submission), ``m<i>__<column>`` (match i), ``d<i>_<k>__position`` / ``__score`` (its side
+# k), ``p<i>_<k>_<j>__player`` (that side's player j), ``m<i>__month_played`` /
+# ``m<i>__base`` / ``m<i>__details`` (what its members and event repeat), ``e__kind`` /
+# ``e__at`` / ``e__by`` (every event). A name that stands in two CTEs (a match's external
+# id joins its sides, members and event to it) is one value, whatever the order.
 
 
 def _param_count(entries: Sequence[Entry]) -> int:
-    match_columns = len(_columns(Match)) + 2  # + the event's external id and details
-    per_side, per_member = 3, 8
-    return 8 + sum(
-        match_columns + per_side * len(e.sides) + per_member * sum(len(p) for _s, p in e.sides)
-        for e in entries
+    """How many values the statement sends (distinct names)."""
+    per_match = len(_preps(Match)) + 3  # + month played, base, the event's details
+    per_side, per_member = 2, 1
+    return (
+        len(_columns(Submission))
+        + 3
+        + sum(
+            per_match + per_side * len(e.sides) + per_member * sum(len(p) for _s, p in e.sides)
+            for e in entries
+        )
     )
 
 
@@ -146,10 +160,10 @@ def _field(model: type[models.Model], name: str) -> models.Field[Any, Any]:
     return found
 
 
-def _placeholder(model: type[models.Model], name: str) -> str:
-    """``%s`` with the column's type: VALUES rows do not tell PostgreSQL their types."""
-    cast = _field(model, name).cast_db_type(connection)  # type: ignore[attr-defined]
-    return f"%s::{cast}"
+def _placeholder(model: type[models.Model], field_name: str, name: str) -> str:
+    """``%(name)s`` with the column's type: VALUES rows do not tell PostgreSQL their types."""
+    cast = _field(model, field_name).cast_db_type(connection)  # type: ignore[attr-defined]
+    return f"%({name})s::{cast}"
 
 
 def _needs_prep(field_: models.Field[Any, Any]) -> bool:
@@ -170,68 +184,117 @@ def _preps(model: type[models.Model]) -> list[tuple[models.Field[Any, Any], bool
     return [(f, _needs_prep(f)) for f in _columns(model) if f.name != "submission"]
 
 
-def _row_values(obj: models.Model, preps: list[tuple[models.Field[Any, Any], bool]]) -> list[Any]:
-    values = []
+def _row_values(
+    obj: models.Model, preps: list[tuple[models.Field[Any, Any], bool]], row: str
+) -> dict[str, Any]:
+    """``obj``'s column values named ``<row>__<column>``."""
+    values = {}
     for field_, prep in preps:
         raw = field_.pre_save(obj, add=True)
-        values.append(field_.get_db_prep_save(raw, connection) if prep else raw)
+        values[f"{row}__{field_.column}"] = (
+            field_.get_db_prep_save(raw, connection) if prep else raw
+        )
     return values
+
+
+def _values(rows: Sequence[str], columns: str) -> str:
+    """``(VALUES <rows>) AS v(<columns>)``."""
+    return f"(VALUES {', '.join(rows)}) AS v({columns})"
 
 
 @lru_cache(maxsize=256)
 def _one_statement_sql(shape: tuple[tuple[int, ...], ...]) -> str:
-    """The statement for matches whose sides have these numbers of players.
-
-    Its parameters, in order: the submission's columns; each match's columns (but
-    ``submission``); per side (external id, position, score); per member (external id,
-    position, player, discipline, month played, counting month, base, score); the event's
-    kind, time and author; per match (external id, details).
-    """
-    q = rawsql.quote
+    """The statement for matches whose sides have these numbers of players (parameters
+    named as the comment above says)."""
+    q = sql.quote
     sub_fields = _columns(Submission)
     match_fields = [f for f, _prep in _preps(Match)]
-    match_row = "(" + ", ".join(_placeholder(Match, f.name) for f in match_fields) + ")"
-    external_id = _placeholder(Match, "external_id")
-    position = _placeholder(Side, "position")
-    side_row = f"({external_id}, {position}, {_placeholder(Side, 'score')})"
-    member_row = (
-        f"({external_id}, {position}, "
-        + ", ".join(
-            _placeholder(SideMember, name)
-            for name in ("player", "discipline", "month_played", "counting_month", "base", "score")
-        )
-        + ")"
-    )
-    event_row = f"({external_id}, {_placeholder(MatchEvent, 'details')})"
-    sides = [n for match in shape for n in match]
     match_columns = ", ".join(q(f.column) for f in match_fields)
+    match_rows, side_rows, member_rows, event_rows = _value_rows(shape, match_fields)
     v_columns = ", ".join(f"v.{q(f.column)}" for f in match_fields)
-    sub_values = ", ".join(_placeholder(Submission, f.name) for f in sub_fields)
-    event_head = ", ".join(_placeholder(MatchEvent, name) for name in ("kind", "at", "by"))
-    # Table and column names from the models; every value a parameter with its cast.
-    return (
-        f"WITH s AS (INSERT INTO {q(Submission._meta.db_table)} "  # noqa: S608
-        f"({', '.join(q(f.column) for f in sub_fields)}) VALUES ({sub_values}) RETURNING id), "
-        f"m AS (INSERT INTO {q(Match._meta.db_table)} ({match_columns}, submission_id) "
-        f"SELECT {v_columns}, s.id FROM s, (VALUES {', '.join([match_row] * len(shape))}) "
-        f"AS v({match_columns}) RETURNING id, external_id), "
-        f"d AS (INSERT INTO {q(Side._meta.db_table)} (match_id, position, score) "
-        f"SELECT m.id, v.position, v.score FROM (VALUES {', '.join([side_row] * len(sides))}) "
-        "AS v(external_id, position, score) JOIN m USING (external_id) "
-        "RETURNING id, match_id, position), "
-        f"sm AS (INSERT INTO {q(SideMember._meta.db_table)} (match_id, side_id, player_id, "
+    sub_values = ", ".join(_placeholder(Submission, f.name, f"s__{f.column}") for f in sub_fields)
+    event_head = ", ".join(
+        _placeholder(MatchEvent, name, f"e__{name}") for name in ("kind", "at", "by")
+    )
+    members = _values(
+        member_rows,
+        "external_id, position, player_id, discipline, month_played, counting_month, base, score",
+    )
+    # Table and column names from the models; every value a named parameter with its cast.
+    ctes = [
+        f"s AS (INSERT INTO {q(Submission._meta.db_table)} "  # noqa: S608
+        f"({', '.join(q(f.column) for f in sub_fields)}) VALUES ({sub_values}) RETURNING id)",
+        f"m AS (INSERT INTO {q(Match._meta.db_table)} ({match_columns}, submission_id) "  # noqa: S608
+        f"SELECT {v_columns}, s.id FROM s, {_values(match_rows, match_columns)} "
+        "RETURNING id, external_id)",
+        f"d AS (INSERT INTO {q(Side._meta.db_table)} (match_id, position, score) "  # noqa: S608
+        f"SELECT m.id, v.position, v.score FROM "
+        f"{_values(side_rows, 'external_id, position, score')} JOIN m USING (external_id) "
+        "RETURNING id, match_id, position)",
+        f"sm AS (INSERT INTO {q(SideMember._meta.db_table)} (match_id, side_id, player_id, "  # noqa: S608
         "discipline, month_played, counting_month, base, side_position, score) "
         "SELECT m.id, d.id, v.player_id, v.discipline, v.month_played, v.counting_month, "
-        f"v.base, v.position, v.score FROM (VALUES {', '.join([member_row] * sum(sides))}) "
-        "AS v(external_id, position, player_id, discipline, month_played, counting_month, "
-        "base, score) JOIN m USING (external_id) "
-        "JOIN d ON d.match_id = m.id AND d.position = v.position), "
-        f"e AS (INSERT INTO {q(MatchEvent._meta.db_table)} "
+        f"v.base, v.position, v.score FROM {members} "
+        "JOIN m USING (external_id) JOIN d ON d.match_id = m.id AND d.position = v.position)",
+        f"e AS (INSERT INTO {q(MatchEvent._meta.db_table)} "  # noqa: S608
         f"(match_id, kind, at, by_id, reason, details) SELECT m.id, {event_head}, '', v.details "
-        f"FROM (VALUES {', '.join([event_row] * len(shape))}) AS v(external_id, details) "
-        "JOIN m USING (external_id)) "
-        "SELECT (SELECT id FROM s), m.id, m.external_id FROM m"
+        f"FROM {_values(event_rows, 'external_id, details')} JOIN m USING (external_id))",
+    ]
+    return (
+        f"WITH {', '.join(ctes)} "  # noqa: S608
+        "SELECT (SELECT id FROM s) AS submission_id, m.id AS match_id, m.external_id FROM m"
     )
+
+
+def _value_rows(
+    shape: tuple[tuple[int, ...], ...], match_fields: list[models.Field[Any, Any]]
+) -> tuple[list[str], list[str], list[str], list[str]]:
+    """The VALUES rows of the matches, sides, members and events of ``shape``."""
+    match_rows: list[str] = []
+    side_rows: list[str] = []
+    member_rows: list[str] = []
+    event_rows: list[str] = []
+    for i, sides in enumerate(shape):
+        m = f"m{i}"
+        external_id = _placeholder(Match, "external_id", f"{m}__external_id")
+        match_rows.append(
+            "("
+            + ", ".join(_placeholder(Match, f.name, f"{m}__{f.column}") for f in match_fields)
+            + ")"
+        )
+        event_rows.append(
+            f"({external_id}, {_placeholder(MatchEvent, 'details', f'{m}__details')})"
+        )
+        member_head = ", ".join(
+            _placeholder(SideMember, name, f"{m}__{column}")
+            for name, column in (
+                ("discipline", "discipline"),
+                ("month_played", "month_played"),
+                ("counting_month", "counting_month"),
+                ("base", "base"),
+            )
+        )
+        for k, players in enumerate(sides):
+            d = f"d{i}_{k}"
+            position = _placeholder(Side, "position", f"{d}__position")
+            score = _placeholder(Side, "score", f"{d}__score")
+            side_rows.append(f"({external_id}, {position}, {score})")
+            member_rows.extend(
+                f"({external_id}, {position}, "
+                f"{_placeholder(SideMember, 'player', f'p{i}_{k}_{j}__player')}, "
+                f"{member_head}, {score})"
+                for j in range(players)
+            )
+    return match_rows, side_rows, member_rows, event_rows
+
+
+@dataclass(frozen=True, slots=True)
+class _Stored:
+    """A row the statement returns: the keys it gave the submission and one match."""
+
+    submission_id: int
+    match_id: int
+    external_id: str
 
 
 def _write_one_statement(
@@ -242,48 +305,46 @@ def _write_one_statement(
     at: dt.datetime,
     by: Any,
 ) -> None:
-    sql = _one_statement_sql(tuple(tuple(len(p) for _s, p in e.sides) for e in entries))
+    statement = sql.Statement(
+        _one_statement_sql(tuple(tuple(len(p) for _s, p in e.sides) for e in entries)),
+        _one_statement_params(submission, entries, event_kind=event_kind, at=at, by=by),
+    )
+    stored = [_Stored(*row) for row in sql.execute(statement)]
+    if len(stored) != len(entries):  # pragma: no cover - the database broke its contract
+        raise RuntimeError(f"stored {len(stored)} matches of {len(entries)}")
+    sql.saved(submission, stored[0].submission_id)
+    keys = {row.external_id: row.match_id for row in stored}
+    for one in entries:
+        one.match.submission = submission
+        sql.saved(one.match, keys[one.match.external_id])
+
+
+def _one_statement_params(
+    submission: Submission,
+    entries: Sequence[Entry],
+    *,
+    event_kind: str,
+    at: dt.datetime,
+    by: Any,
+) -> dict[str, Any]:
+    """The values of :func:`_one_statement_sql`, by name."""
     details = _field(MatchEvent, "details")
-    at_field = _field(MatchEvent, "at")
-    params: list[Any] = _row_values(submission, _preps(Submission))
+    params = _row_values(submission, _preps(Submission), "s")
+    params.update(
+        e__kind=str(event_kind),
+        e__at=_field(MatchEvent, "at").get_db_prep_save(at, connection),
+        e__by=getattr(by, "pk", by),
+    )
     match_preps = _preps(Match)
-    side_p: list[Any] = []
-    member_p: list[Any] = []
-    event_p: list[Any] = []
-    for entry in entries:
-        match = entry.match
-        params.extend(_row_values(match, match_preps))
-        month_played = match.date_played.replace(day=1)
-        external_id = match.external_id
-        for position, (score, players) in enumerate(entry.sides, start=1):
-            side_p += (external_id, position, score)
-            for player in players:
-                member_p += (
-                    external_id,
-                    position,
-                    player,
-                    match.discipline,
-                    month_played,
-                    match.counting_month,
-                    entry.base,
-                    score,
-                )
-        event_p += (external_id, details.get_db_prep_save(entry.details, connection))
-    params += side_p
-    params += member_p
-    params += (str(event_kind), at_field.get_db_prep_save(at, connection), getattr(by, "pk", by))
-    params += event_p
-    rows = rawsql.execute(sql, params)
-    if len(rows) != len(entries):  # pragma: no cover - the database broke its contract
-        raise RuntimeError(f"stored {len(rows)} matches of {len(entries)}")
-    _saved(submission, rows[0][0])
-    keys = {external_id: pk for _s, pk, external_id in rows}
-    for entry in entries:
-        entry.match.submission = submission
-        _saved(entry.match, keys[entry.match.external_id])
-
-
-def _saved(obj: models.Model, pk: int) -> None:
-    obj.pk = pk
-    obj._state.adding = False
-    obj._state.db = connection.alias
+    for i, one in enumerate(entries):
+        match, m = one.match, f"m{i}"
+        params.update(_row_values(match, match_preps, m))
+        params[f"{m}__month_played"] = match.date_played.replace(day=1)
+        params[f"{m}__base"] = one.base
+        params[f"{m}__details"] = details.get_db_prep_save(one.details, connection)
+        for k, (score, players) in enumerate(one.sides):
+            params[f"d{i}_{k}__position"] = k + 1
+            params[f"d{i}_{k}__score"] = score
+            for j, player in enumerate(players):
+                params[f"p{i}_{k}_{j}__player"] = player
+    return params

@@ -7,13 +7,14 @@ concerns (``sides[1].players[0]``, ``date``, with a prefix such as ``line 7`` or
 ``matches[2]`` given by the caller). Nothing here writes to the database.
 
 Time rules (future dates, the 11-month window, the counting month) need the clock and the
-closed months: they are checked by :func:`matches.services.match_submit` with
+closed months: they are checked by :func:`matches.services.match_batch_submit` with
 :mod:`matches.months`, and reported the same way.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
-from . import rawsql
+from . import sql
 from .models import (
     CATEGORY_BASE,
     MAX_SIDES,
@@ -31,6 +32,7 @@ from .models import (
     Discipline,
     Player,
 )
+from .rules.record import MAX_RECORD_BYTES
 
 MAX_PLAYERS_PER_SIDE = 9
 MAX_SCORE = 1_000_000
@@ -153,115 +155,35 @@ def parse_match(
     payload: object, *, prefix: str = "", allow_submitted_at: bool = False
 ) -> tuple[MatchInput | None, list[Problem]]:
     """Check the structure and types of one match; resolve nothing yet."""
-    problems: list[Problem] = []
     if not isinstance(payload, Mapping):
         return None, [Problem(join_path(prefix, ""), _("a match must be a JSON object"))]
-    unknown = sorted(set(payload) - ALLOWED_KEYS)
-    if unknown:
-        problems.append(
-            Problem(
-                join_path(prefix, unknown[0]),
-                _("unknown field(s): %(names)s") % {"names": ", ".join(unknown)},
-            )
-        )
-    if not allow_submitted_at and "submitted_at" in payload:
-        problems.append(
-            Problem(
-                join_path(prefix, "submitted_at"),
-                _("submitted_at is only accepted by the admin import; the server clock is used"),
-            )
-        )
-
-    external_id = payload.get("id")
-    if not isinstance(external_id, str) or not external_id.strip():
-        problems.append(
-            Problem(join_path(prefix, "id"), _("id is required (text, unique per club)"))
-        )
-        external_id = None
-    elif len(external_id) > MAX_ID_LENGTH:
-        problems.append(
-            Problem(
-                join_path(prefix, "id"),
-                _("id is longer than %(n)d characters") % {"n": MAX_ID_LENGTH},
-            )
-        )
-    else:
-        external_id = external_id.strip()
-        check_text(external_id, join_path(prefix, "id"), "id", problems)
-
-    date_played = None
-    raw_date = payload.get("date")
-    if not isinstance(raw_date, str):
-        problems.append(Problem(join_path(prefix, "date"), _("date is required as YYYY-MM-DD")))
-    else:
-        try:
-            date_played = dt.date.fromisoformat(raw_date.strip())
-            if len(raw_date.strip()) != 10:
-                raise ValueError
-        except ValueError:
-            problems.append(
-                Problem(
-                    join_path(prefix, "date"),
-                    _("not a valid date (YYYY-MM-DD): %(value)r") % {"value": raw_date},
-                )
-            )
-            date_played = None
-
-    club_id = payload.get("club")
-    if not isinstance(club_id, str) or not club_id.strip():
-        problems.append(Problem(join_path(prefix, "club"), _("club is required (e.g. CLUB-7)")))
-        club_id = None
-    else:
-        club_id = club_id.strip()
-
-    discipline = payload.get("discipline")
-    if discipline not in Discipline.values:
-        problems.append(
-            Problem(
-                join_path(prefix, "discipline"),
-                _("unknown discipline %(value)r; one of %(choices)s")
-                % {"value": discipline, "choices": ", ".join(Discipline.values)},
-            )
-        )
-    category = payload.get("category")
-    if category not in Category.values:
-        problems.append(
-            Problem(
-                join_path(prefix, "category"),
-                _("unknown category %(value)r; one of %(choices)s")
-                % {"value": category, "choices": ", ".join(Category.values)},
-            )
-        )
-
+    problems: list[Problem] = []
+    _check_keys(payload, prefix, allow_submitted_at, problems)
+    external_id = _parse_id(payload.get("id"), join_path(prefix, "id"), problems)
+    date_played = _parse_date(payload.get("date"), join_path(prefix, "date"), problems)
+    club_id = _parse_club(payload.get("club"), join_path(prefix, "club"), problems)
+    discipline = _parse_choice(
+        payload.get("discipline"),
+        Discipline.values,
+        Problem(
+            join_path(prefix, "discipline"), _("unknown discipline %(value)r; one of %(choices)s")
+        ),
+        problems,
+    )
+    category = _parse_choice(
+        payload.get("category"),
+        Category.values,
+        Problem(join_path(prefix, "category"), _("unknown category %(value)r; one of %(choices)s")),
+        problems,
+    )
     sides = _parse_sides(payload.get("sides"), prefix, problems)
-
     submitted_at = None
     if allow_submitted_at and payload.get("submitted_at") is not None:
-        raw = payload["submitted_at"]
-        try:
-            if not isinstance(raw, str):
-                raise ValueError
-            submitted_at = dt.datetime.fromisoformat(raw)
-            if submitted_at.tzinfo is None:
-                raise ValueError
-        except ValueError:
-            problems.append(
-                Problem(
-                    join_path(prefix, "submitted_at"),
-                    _("submitted_at must be an ISO 8601 instant with its offset, got %(value)r")
-                    % {"value": raw},
-                )
-            )
-            submitted_at = None
-
-    records = payload.get("records")
-    if records is not None and not isinstance(records, list | Mapping):
-        problems.append(
-            Problem(
-                join_path(prefix, "records"), _("records must be a game record or a list of them")
-            )
+        submitted_at = _parse_instant(
+            payload["submitted_at"], join_path(prefix, "submitted_at"), problems
         )
-
+    records = payload.get("records")
+    _check_records_shape(records, join_path(prefix, "records"), problems)
     if problems:
         return None, problems
     assert external_id and date_played and club_id and sides is not None  # noqa: S101
@@ -280,12 +202,120 @@ def parse_match(
     )
 
 
+def _check_records_shape(records: object, path: str, problems: list[Problem]) -> None:
+    """A record, a list of them or nothing, at most MAX_RECORD_BYTES of JSON together (so
+    that replaying them stays well under a second)."""
+    if records is None:
+        return
+    if not isinstance(records, list | Mapping):
+        problems.append(Problem(path, _("records must be a game record or a list of them")))
+    elif len(json.dumps(records, separators=(",", ":"))) > MAX_RECORD_BYTES:
+        problems.append(
+            Problem(
+                path,
+                _("the game records are larger than %(kib)s KiB together")
+                % {"kib": MAX_RECORD_BYTES // 1024},
+            )
+        )
+
+
+def _check_keys(
+    payload: Mapping[str, Any], prefix: str, allow_submitted_at: bool, problems: list[Problem]
+) -> None:
+    """Unknown fields, and ``submitted_at`` where only the admin import may give it."""
+    unknown = sorted(set(payload) - ALLOWED_KEYS)
+    if unknown:
+        problems.append(
+            Problem(
+                join_path(prefix, unknown[0]),
+                _("unknown field(s): %(names)s") % {"names": ", ".join(unknown)},
+            )
+        )
+    if not allow_submitted_at and "submitted_at" in payload:
+        problems.append(
+            Problem(
+                join_path(prefix, "submitted_at"),
+                _("submitted_at is only accepted by the admin import; the server clock is used"),
+            )
+        )
+
+
+def _parse_id(raw: object, path: str, problems: list[Problem]) -> str | None:
+    """The match's id: text, unique per club (checked later), at most MAX_ID_LENGTH."""
+    if not isinstance(raw, str) or not raw.strip():
+        problems.append(Problem(path, _("id is required (text, unique per club)")))
+        return None
+    if len(raw) > MAX_ID_LENGTH:
+        problems.append(
+            Problem(path, _("id is longer than %(n)d characters") % {"n": MAX_ID_LENGTH})
+        )
+        return None
+    external_id = raw.strip()
+    check_text(external_id, path, "id", problems)
+    return external_id
+
+
+def _parse_date(raw: object, path: str, problems: list[Problem]) -> dt.date | None:
+    if not isinstance(raw, str):
+        problems.append(Problem(path, _("date is required as YYYY-MM-DD")))
+        return None
+    try:
+        if len(raw.strip()) != 10:
+            raise ValueError
+        return dt.date.fromisoformat(raw.strip())
+    except ValueError:
+        problems.append(
+            Problem(path, _("not a valid date (YYYY-MM-DD): %(value)r") % {"value": raw})
+        )
+        return None
+
+
+def _parse_club(raw: object, path: str, problems: list[Problem]) -> str | None:
+    if not isinstance(raw, str) or not raw.strip():
+        problems.append(Problem(path, _("club is required (e.g. CLUB-7)")))
+        return None
+    return raw.strip()
+
+
+def _parse_choice(
+    raw: object, choices: Sequence[str], refusal: Problem, problems: list[Problem]
+) -> object:
+    """``raw`` (a discipline, a category); ``refusal``, its message filled in with the value
+    and the choices, when it is not one of ``choices``."""
+    if raw not in choices:
+        values = {"value": raw, "choices": ", ".join(choices)}
+        problems.append(Problem(refusal.path, refusal.message % values))
+    return raw
+
+
+def _parse_instant(raw: object, path: str, problems: list[Problem]) -> dt.datetime | None:
+    """An ISO 8601 instant with its offset (the admin import's ``submitted_at``)."""
+    try:
+        if not isinstance(raw, str):
+            raise ValueError
+        instant = dt.datetime.fromisoformat(raw)
+        if instant.tzinfo is None:
+            raise ValueError
+        return instant
+    except ValueError:
+        problems.append(
+            Problem(
+                path,
+                _("submitted_at must be an ISO 8601 instant with its offset, got %(value)r")
+                % {"value": raw},
+            )
+        )
+        return None
+
+
 def _parse_sides(raw: object, prefix: str, problems: list[Problem]) -> list[SideInput] | None:
+    """Every side, or None when any is faulty (every problem is listed)."""
     path = join_path(prefix, "sides")
     if not isinstance(raw, list):
         problems.append(Problem(path, _("sides must be a list of {players, score}")))
         return None
-    if not MIN_SIDES <= len(raw) <= MAX_SIDES:
+    count_ok = MIN_SIDES <= len(raw) <= MAX_SIDES
+    if not count_ok:
         problems.append(
             Problem(
                 path,
@@ -293,66 +323,71 @@ def _parse_sides(raw: object, prefix: str, problems: list[Problem]) -> list[Side
                 % {"min": MIN_SIDES, "max": MAX_SIDES, "n": len(raw)},
             )
         )
-    sides: list[SideInput] = []
-    seen: dict[str, str] = {}
-    ok = True
-    for i, side in enumerate(raw):
-        side_path = f"{path}[{i}]"
-        if not isinstance(side, Mapping):
-            problems.append(Problem(side_path, _("a side must be an object {players, score}")))
-            ok = False
+    seen: dict[str, str] = {}  # player id -> the path where it first stood
+    sides = [_parse_side(side, f"{path}[{i}]", seen, problems) for i, side in enumerate(raw)]
+    if not count_ok or any(side is None for side in sides):
+        return None
+    return [side for side in sides if side is not None]
+
+
+def _parse_side(
+    side: object, path: str, seen: dict[str, str], problems: list[Problem]
+) -> SideInput | None:
+    if not isinstance(side, Mapping):
+        problems.append(Problem(path, _("a side must be an object {players, score}")))
+        return None
+    extra = sorted(set(side) - {"players", "score"})
+    if extra:
+        problems.append(
+            Problem(
+                f"{path}.{extra[0]}",
+                _("unknown field(s): %(names)s") % {"names": ", ".join(extra)},
+            )
+        )
+    ids = _parse_players(side.get("players"), f"{path}.players", seen, problems)
+    if "score" not in side:
+        problems.append(Problem(f"{path}.score", _("score is required")))
+        return None
+    score = _int(side.get("score"), f"{path}.score", "score", problems)
+    if score is None or ids is None:
+        return None
+    return SideInput(player_ids=ids, score=score)
+
+
+def _parse_players(
+    players: object, path: str, seen: dict[str, str], problems: list[Problem]
+) -> list[str] | None:
+    """A side's federation ids (each once in the whole match), or None if any is faulty."""
+    if not isinstance(players, list) or not players:
+        problems.append(Problem(path, _("a side needs at least one player")))
+        return None
+    if len(players) > MAX_PLAYERS_PER_SIDE:
+        problems.append(
+            Problem(path, _("at most %(n)d players a side") % {"n": MAX_PLAYERS_PER_SIDE})
+        )
+        return None
+    ids: list[str] | None = []
+    for j, pid in enumerate(players):
+        ppath = f"{path}[{j}]"
+        if not isinstance(pid, str) or not pid.strip():
+            problems.append(Problem(ppath, _("a player is given by their federation id")))
+            ids = None
             continue
-        extra = sorted(set(side) - {"players", "score"})
-        if extra:
+        pid = pid.strip()
+        if pid in seen:
             problems.append(
                 Problem(
-                    f"{side_path}.{extra[0]}",
-                    _("unknown field(s): %(names)s") % {"names": ", ".join(extra)},
+                    ppath,
+                    _("player %(id)s appears twice in this match (also %(other)s)")
+                    % {"id": pid, "other": seen[pid]},
                 )
             )
-        players = side.get("players")
-        ids: list[str] = []
-        if not isinstance(players, list) or not players:
-            problems.append(Problem(f"{side_path}.players", _("a side needs at least one player")))
-            ok = False
-        elif len(players) > MAX_PLAYERS_PER_SIDE:
-            problems.append(
-                Problem(
-                    f"{side_path}.players",
-                    _("at most %(n)d players a side") % {"n": MAX_PLAYERS_PER_SIDE},
-                )
-            )
-            ok = False
-        else:
-            for j, pid in enumerate(players):
-                ppath = f"{side_path}.players[{j}]"
-                if not isinstance(pid, str) or not pid.strip():
-                    problems.append(Problem(ppath, _("a player is given by their federation id")))
-                    ok = False
-                    continue
-                pid = pid.strip()
-                if pid in seen:
-                    problems.append(
-                        Problem(
-                            ppath,
-                            _("player %(id)s appears twice in this match (also %(other)s)")
-                            % {"id": pid, "other": seen[pid]},
-                        )
-                    )
-                    ok = False
-                    continue
-                seen[pid] = ppath
-                ids.append(pid)
-        if "score" not in side:
-            problems.append(Problem(f"{side_path}.score", _("score is required")))
-            ok = False
+            ids = None
             continue
-        score = _int(side.get("score"), f"{side_path}.score", "score", problems)
-        if score is None:
-            ok = False
-            continue
-        sides.append(SideInput(player_ids=ids, score=score))
-    return sides if ok and MIN_SIDES <= len(raw) <= MAX_SIDES else None
+        seen[pid] = ppath
+        if ids is not None:
+            ids.append(pid)
+    return ids
 
 
 def _load_merge_targets(players: Iterable[Player]) -> None:
@@ -379,51 +414,76 @@ def _load_merge_targets(players: Iterable[Player]) -> None:
         ]
 
 
-def registry_statements(
+@dataclass(frozen=True, slots=True)
+class RegistryQuery:
+    """The SELECTs of the clubs and players a batch names (None: nothing to look up)."""
+
+    clubs: sql.Statement | None
+    players: sql.Statement | None
+
+
+@dataclass(frozen=True, slots=True)
+class Registry:
+    """The clubs and players :class:`RegistryQuery` found, as model instances."""
+
+    clubs: Sequence[Club]
+    players: Sequence[Player]
+
+
+def registry_query(
     items: Iterable[tuple[str, MatchInput]], known_clubs: Iterable[Club] = ()
-) -> tuple[tuple[str, list[str]] | None, tuple[str, list[str]] | None]:
-    """The SELECTs of the clubs (but ``known_clubs``) and of the players ``items`` name
-    (None where there is nothing to look up), to run with other statements
-    (:func:`matches.rawsql.execute_all`); :func:`resolve` takes their rows."""
+) -> RegistryQuery:
+    """The SELECTs of the clubs (but ``known_clubs``) and of the players ``items`` name, to
+    run with other statements (:func:`matches.sql.execute_all`); :func:`resolve` takes what
+    they found."""
     items = list(items)
     known = {c.club_id for c in known_clubs}
     club_ids = sorted({m.club_id for _, m in items} - known)
     player_ids = sorted({pid for _, m in items for s in m.sides for pid in s.player_ids})
-    clubs = players = None
-    if club_ids:
-        where = f"WHERE club_id IN ({rawsql.placeholders(club_ids)})"
-        clubs = rawsql.select_sql(Club, where), club_ids
-    if player_ids:
-        where = f"WHERE player_id IN ({rawsql.placeholders(player_ids)})"
-        players = rawsql.select_sql(Player, where), player_ids
-    return clubs, players
+    return RegistryQuery(
+        clubs=sql.clubs_by_code(club_ids) if club_ids else None,
+        players=sql.players_by_id(player_ids) if player_ids else None,
+    )
+
+
+def registry_rows(query: RegistryQuery, rows: Mapping[str, Sequence[Any]]) -> Registry:
+    """The instances of what ``query``'s statements returned (``rows`` by "clubs" and
+    "players"; a statement that did not run returned nothing)."""
+    return Registry(
+        clubs=sql.instances(Club, rows.get("clubs", [])),
+        players=sql.instances(Player, rows.get("players", [])),
+    )
 
 
 def resolve(
     items: Iterable[tuple[str, MatchInput]],
     known_clubs: Iterable[Club] = (),
     *,
-    fetched: tuple[Sequence[Any], Sequence[Any]] | None = None,
+    found: Registry | None = None,
 ) -> list[Problem]:
     """Look up the clubs and players of parsed matches in two queries; attach them.
 
     ``items`` pairs each match with its path prefix; ``known_clubs`` (e.g. the secretary's,
-    already loaded) are not looked up again; ``fetched``: the rows of
-    :func:`registry_statements` (clubs, players), already run. A merged player id resolves
-    to the surviving record. Returns the problems (unknown club or player, or one player
-    twice after merges resolved).
+    already loaded) are not looked up again; ``found``: what :func:`registry_query`'s
+    statements found, already run. A merged player id resolves to the surviving record.
+    Returns the problems (unknown club or player, or one player twice after merges
+    resolved).
     """
     items = list(items)
     known_clubs = list(known_clubs)
-    if fetched is None:
-        club_statement, player_statement = registry_statements(items, known_clubs)
-        fetched = (
-            rawsql.execute(*club_statement) if club_statement else [],
-            rawsql.execute(*player_statement) if player_statement else [],
+    if found is None:
+        query = registry_query(items, known_clubs)
+        found = registry_rows(
+            query,
+            {
+                name: sql.execute(statement)
+                for name, statement in (("clubs", query.clubs), ("players", query.players))
+                if statement is not None
+            },
         )
     clubs = {c.club_id: c for c in known_clubs}
-    clubs.update((c.club_id, c) for c in rawsql.instances(Club, fetched[0]))
-    players = {p.player_id: p for p in rawsql.instances(Player, fetched[1])}
+    clubs.update((c.club_id, c) for c in found.clubs)
+    players = {p.player_id: p for p in found.players}
     _load_merge_targets(players.values())
     problems: list[Problem] = []
     for prefix, match in items:

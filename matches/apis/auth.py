@@ -1,53 +1,50 @@
 """API token authentication in one raw statement: ``Authorization: Token <key>``.
 
 Same contract as DRF's ``TokenAuthentication`` (its header parsing, its 401 messages for an
-unknown key or an inactive user, ``request.auth`` the token), but the user is loaded with
-one raw ``SELECT`` (:mod:`matches.rawsql`) instead of the ORM's ``select_related`` query,
-which cost about 1 ms of CPU on every API request; the same statement loads the clubs the
-user is secretary of (``user.secretary_clubs_loaded``, read by
-:func:`matches.selectors.secretary_clubs` during this request). The token's ``created``
-time is not loaded (nothing reads it per request).
+unknown key or an inactive user), but the user is loaded with one raw ``SELECT``
+(:func:`matches.sql.token_owner`) instead of the ORM's ``select_related`` query, which cost
+about 1 ms of CPU on every API request; the same statement loads the clubs the user is
+secretary of. ``request.auth`` is then an :class:`ApiToken`: the token's key and those
+clubs as a :class:`~matches.selectors.SecretaryClubs`, which the views pass on to the
+services explicitly (:func:`caller_clubs`). The token's ``created`` time is not loaded
+(nothing reads it per request).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
-from rest_framework.authtoken.models import Token
+from rest_framework.request import Request
 
-from matches import rawsql
-from matches.models import Club, Secretary
+from matches import selectors, sql
+
+
+@dataclass(frozen=True, slots=True)
+class ApiToken:
+    """What a token authentication establishes besides the user (``request.auth``)."""
+
+    key: str
+    clubs: selectors.SecretaryClubs
 
 
 class FastTokenAuthentication(TokenAuthentication):
-    def authenticate_credentials(self, key: str) -> tuple[Any, Token]:
-        user_model = get_user_model()
-        q = rawsql.quote
-        users, clubs = q(user_model._meta.db_table), q(Club._meta.db_table)
-        secretaries, tokens = q(Secretary._meta.db_table), q(Token._meta.db_table)
-        sql = (
-            f"SELECT {rawsql.column_list(user_model)}, {rawsql.column_list(Club)} "  # noqa: S608
-            f"FROM {users} LEFT JOIN {secretaries} ON {secretaries}.user_id = {users}.id "
-            f"LEFT JOIN {clubs} ON {clubs}.id = {secretaries}.club_id "
-            f"WHERE {users}.id = (SELECT user_id FROM {tokens} WHERE key = %s) "
-            f"ORDER BY {clubs}.club_id"
-        )
-        rows = rawsql.execute(sql, [key])
-        if not rows:
+    def authenticate_credentials(self, key: str) -> tuple[Any, ApiToken]:
+        owner = sql.token_owner(key)
+        if owner is None:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
-        width = len(user_model._meta.concrete_fields)
-        user = rawsql.instances(user_model, [rows[0][:width]])[0]
-        if not user.is_active:
+        if not owner.user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
-        # The clubs this user is secretary of, loaded by the same statement, for
-        # matches.selectors.secretary_clubs in this request (one round trip less).
-        user.secretary_clubs_loaded = rawsql.instances(  # type: ignore[attr-defined]
-            Club, [row[width:] for row in rows if row[width] is not None]
-        )
-        token = Token(key=key, user=user)
-        token._state.adding = False
-        return user, token
+        clubs = selectors.SecretaryClubs(user_id=owner.user.pk, clubs=owner.clubs)
+        return owner.user, ApiToken(key=key, clubs=clubs)
+
+
+def caller_clubs(request: Request) -> selectors.SecretaryClubs:
+    """The clubs the authenticated caller is secretary of: loaded with the token when the
+    request came with one, otherwise (a session login) read now."""
+    if isinstance(request.auth, ApiToken):
+        return request.auth.clubs
+    return selectors.secretary_clubs(user=request.user)

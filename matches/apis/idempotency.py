@@ -37,7 +37,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from matches import rawsql
+from matches import sql
 from matches.models import IdempotencyRecord
 from matches.validation import Problem
 
@@ -127,7 +127,7 @@ def respond_once(request: Request, handler: Callable[[], Response]) -> Response:
                     response_body=_json(response.data),
                 )
                 # Last: fails if the key was used, which rolls this run back.
-                rawsql.insert([record])
+                sql.insert([record])
                 return response
         except _DoNotStore as exc:
             return exc.response

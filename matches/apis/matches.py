@@ -76,7 +76,7 @@ from matches.models import (
 from matches.months import Month, deadline, local_month
 from matches.validation import MAX_ID_LENGTH, MAX_PLAYERS_PER_SIDE, InvalidSubmission, Problem
 
-from .auth import FastTokenAuthentication
+from .auth import FastTokenAuthentication, caller_clubs
 from .errors import ApiProblems
 from .idempotency import HEADER as IDEMPOTENCY_HEADER
 from .idempotency import MAX_KEY_LENGTH, respond_once
@@ -481,17 +481,17 @@ class MatchListAPI(_AuthenticatedAPI):
         else:
             payloads = [data]
             prefix = _single_prefix
-        club = _submitting_club(request.user, payloads, prefix)
+        clubs = _submitting_clubs(request, payloads, prefix)
         now = clock.now()
         outcomes: list[services.SubmitOutcome] = []
         for attempt in (1, 2):
             try:
-                outcomes = services.matches_submit(
+                outcomes = services.match_batch_submit(
                     payloads=payloads,
                     submitted_by=request.user,
                     now=now,
                     channel=Channel.API,
-                    club=club,
+                    clubs=clubs,
                     prefix=prefix,
                 )
                 break
@@ -543,18 +543,20 @@ def _batch_payloads(data: Mapping[str, Any]) -> list[Any]:
     return payloads
 
 
-def _submitting_club(
-    user: Any, payloads: Sequence[Any], prefix: Callable[[int], str]
-) -> Club | None:
-    """The secretary's club the service checks every match against (None for an admin).
+def _submitting_clubs(
+    request: Request, payloads: Sequence[Any], prefix: Callable[[int], str]
+) -> tuple[Club, ...] | None:
+    """The secretary's clubs the service checks every match against (None for an admin).
 
     A secretary of several clubs may mix them in a batch: every match's club must be one of
-    theirs (checked here, before anything is parsed, so that the answer is a 403 even for
-    an otherwise invalid match); the service then checks again when there is only one.
+    theirs (checked here, before anything is parsed, so that the answer is a 403 naming
+    each foreign club's path even for an otherwise invalid match); the service checks
+    again.
     """
-    if user.is_staff:
+    if request.user.is_staff:
         return None
-    clubs = {club.club_id: club for club in selectors.secretary_clubs(user)}
+    secretary = caller_clubs(request)
+    clubs = secretary.by_code()
     if not clubs:
         raise ApiProblems(
             [Problem("club", "you are not the secretary of any club; ask the federation")],
@@ -574,7 +576,18 @@ def _submitting_club(
             )
     if foreign:
         raise ApiProblems(foreign, status.HTTP_403_FORBIDDEN)
-    return next(iter(clubs.values())) if len(clubs) == 1 else None
+    return secretary.clubs
+
+
+def _match_write_responses(code: int) -> dict[int | str, Any]:
+    """The documented responses of a POST that changes one match: the match with ``code``,
+    404 (not yours or no such match), 422 (Idempotency-Key reused) and the common errors."""
+    return {
+        code: MatchOutputSerializer,
+        404: ErrorsSerializer,
+        422: ErrorsSerializer,
+        **_ERROR_RESPONSES,
+    }
 
 
 class MatchDetailAPI(_AuthenticatedAPI):
@@ -618,12 +631,7 @@ class MatchCorrectAPI(_AuthenticatedAPI):
         ),
         request=InputSerializer,
         parameters=[_PK_PARAMETER, _IDEMPOTENCY_PARAMETER],
-        responses={
-            201: MatchOutputSerializer,
-            404: ErrorsSerializer,
-            422: ErrorsSerializer,
-            **_ERROR_RESPONSES,
-        },
+        responses=_match_write_responses(201),
         tags=["matches"],
     )
     def post(self, request: Request, pk: int) -> Response:
@@ -678,12 +686,7 @@ class MatchVoidAPI(_AuthenticatedAPI):
         summary="Void a match from the first list it can still affect (admin only)",
         request=InputSerializer,
         parameters=[_PK_PARAMETER, _IDEMPOTENCY_PARAMETER],
-        responses={
-            200: MatchOutputSerializer,
-            404: ErrorsSerializer,
-            422: ErrorsSerializer,
-            **_ERROR_RESPONSES,
-        },
+        responses=_match_write_responses(200),
         tags=["matches"],
     )
     def post(self, request: Request, pk: int) -> Response:
@@ -747,11 +750,10 @@ class MeAPI(_AuthenticatedAPI):
         days, rest = divmod(left, 86400)
         hours, rest = divmod(rest, 3600)
         minutes, seconds = divmod(rest, 60)
-        clubs = selectors.clubs_of_secretary(request.user)
         body = {
             "username": request.user.get_username(),
             "is_admin": bool(request.user.is_staff),
-            "clubs": list(clubs),
+            "clubs": list(caller_clubs(request).clubs),
             "server_time": now,
             "open_month": str(month),
             "deadline": due,

@@ -5,7 +5,7 @@ game the record leaves unfinished instead of refusing it.
 Out: 200 with the report of RULES.md 6.1. 400 with ``{"errors": [{"path", "message"}]}``
 for a body that is not JSON or not a record (``path`` names the field), and with
 ``{"errors": [{"path", "move", "player", "rule", "message"}]}`` for the first illegal
-move. 413 for a body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``. Never a 5xx for bad input.
+move. 413 for a body larger than ``MAX_RECORD_BYTES`` (512 KiB). Never a 5xx for bad input.
 
 Public and stateless: no authentication (so no CSRF), the default throttles apply. The
 view is thin: it decodes the body and calls the pure rules engine.
@@ -31,8 +31,11 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from matches.rules import IllegalMove, RecordError, replay
+from matches.rules.record import MAX_RECORD_BYTES
 
-_EXAMPLE_RECORD = {
+#: RULES.md section 2 style: a three-player double-6 game that ends with A's last tile (the
+#: schema's example; the record viewer's tests replay it too).
+EXAMPLE_RECORD = {
     "format": "fido-game-record/1",
     "variant": {"game": "fido", "set": 6, "hand_size": 2},
     "seats": ["A", "B", "C"],
@@ -82,14 +85,20 @@ class RecordReplayAPI(APIView):
             400: _ERRORS,
             413: _ERRORS,
         },
-        examples=[OpenApiExample("A three-player double-6 game", value=_EXAMPLE_RECORD)],
+        examples=[OpenApiExample("A three-player double-6 game", value=EXAMPLE_RECORD)],
         tags=["records"],
     )
     def post(self, request: Request) -> Response:
         try:
             body = request.body  # Django enforces DATA_UPLOAD_MAX_MEMORY_SIZE here
         except RequestDataTooBig:
-            return _errors("", "the record is too large", status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+            body = b"x" * (MAX_RECORD_BYTES + 1)
+        if len(body) > MAX_RECORD_BYTES:
+            return _errors(
+                "",
+                f"the record is larger than {MAX_RECORD_BYTES // 1024} KiB",
+                status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            )
         try:
             data = json.loads(body.decode("utf-8-sig"))
         except UnicodeDecodeError:

@@ -14,9 +14,10 @@ from typing import Any
 
 from matches.rules.record import Record, load
 from matches.rules.report import Report
+from matches.rules.variants.base import Variant
 
 
-def replay_record(record: Record, *, partial: bool = False) -> Report:
+def replay_record(record: Record[Variant], *, partial: bool = False) -> Report:
     """Replay an already loaded record and settle its session."""
     games = record.variant.replay_session(record, partial=partial)
     return Report(games, record.variant.settle(record, games))

@@ -19,21 +19,51 @@ catches typos such as ``"tiel"``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any, TypeGuard
+from decimal import Decimal
+from typing import Any, TypeGuard
 
+from matches.rules.amounts import parse_amount
 from matches.rules.errors import RecordError
+from matches.rules.model import (
+    BET,
+    DRAW,
+    PASS,
+    PLAY,
+    RAISE,
+    STAKE,
+    TILE_MOVES,
+    GameRecord,
+    Move,
+    Record,
+    Scoresheet,
+)
+from matches.rules.registry import variant_class
 from matches.rules.tiles import PARSED, Tile
+from matches.rules.variants.base import Variant
 
-if TYPE_CHECKING:
-    from matches.rules.variants.base import Variant
+__all__ = [
+    "BET",
+    "DRAW",
+    "FORMAT",
+    "MAX_RECORD_BYTES",
+    "PASS",
+    "PLAY",
+    "RAISE",
+    "STAKE",
+    "TILE_MOVES",
+    "GameRecord",
+    "Move",
+    "Record",
+    "Scoresheet",
+    "load",
+]
 
 FORMAT = "fido-game-record/1"
-
-#: Move kinds. Tile moves: play, draw, pass. Session events: stake, raise, bet.
-PLAY, DRAW, PASS, STAKE, RAISE, BET = "play", "draw", "pass", "stake", "raise", "bet"
-TILE_MOVES = frozenset({PLAY, DRAW, PASS})
+#: The largest record (its JSON text, in bytes) the service takes, in the viewer, the replay
+#: API and a submitted match's ``records`` (all of them together). A double-21 game for nine
+#: is about 30 KiB; replaying is linear in the record, and the largest record allowed
+#: replays in about a tenth of a second (tests/matches/test_record_limits.py).
+MAX_RECORD_BYTES = 512 * 1024
 
 _TOP_KEYS = frozenset({"format", "variant", "seats", "teams", "banker", "games"})
 _GAME_KEYS = frozenset({"hands", "stock", "moves", "result", "buy_backs"})
@@ -47,82 +77,8 @@ _BET_KEYS = frozenset({"spectator", "on", "bet", "accepted"})
 _FACETS = ("end", "cross")
 
 
-@dataclass(slots=True)
-class Move:
-    """One entry of a game's ``moves`` list. Treat as read-only.
-
-    ``kind`` is one of play/draw/pass/stake/raise/bet. ``player`` is the seat (None for a
-    spectator's bet). ``tile`` is the placed or drawn tile (None for ``"draw": true``,
-    which takes the next tile of a listed stock). ``on``/``facet`` only for placements
-    (``facet`` is None when the record leaves it out; the games read that as ``"end"``).
-    ``amount`` for stake/raise/bet, ``accepted`` for raise/bet, ``spectator`` and
-    ``target`` (the player bet on) for bets. Not a frozen dataclass because records are
-    built on the replay hot path and frozen ``__init__`` is several times slower.
-    """
-
-    kind: str
-    player: str | None
-    tile: Tile | None = None
-    on: Tile | None = None
-    facet: str | None = None
-    correction: bool = False
-    amount: Decimal | None = None
-    accepted: bool | None = None
-    spectator: str | None = None
-    target: str | None = None
-
-
-@dataclass(slots=True)
-class Scoresheet:
-    """A game's outcome as written on paper: ``result`` of RULES.md 2.1."""
-
-    domino: str | None
-    blocked: bool
-    pips: dict[str, int]
-    points: dict[str, int] | None = None
-    play_points: dict[str, int] | None = None
-
-
-@dataclass(slots=True)
-class GameRecord:
-    """One game. Either ``hands`` + ``moves`` (a full replay) or ``result`` (a scoresheet,
-    whose ``moves`` may only hold session events)."""
-
-    index: int
-    prefix: str  # "" for a single-game record, "games[i]." in a session: for error paths
-    hands: dict[str, tuple[Tile, ...]] | None
-    stock: tuple[Tile, ...] | None
-    moves: tuple[Move, ...]
-    result: Scoresheet | None = None
-    buy_backs: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def is_scoresheet(self) -> bool:
-        return self.result is not None
-
-
-@dataclass(slots=True)
-class Record:
-    """A validated record. ``extra`` holds the top-level keys the variant declared."""
-
-    variant: Variant
-    seats: tuple[str, ...]
-    teams: tuple[tuple[str, ...], ...] | None
-    banker: str | None
-    games: tuple[GameRecord, ...]
-    single: bool
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def sides(self) -> tuple[tuple[str, ...], ...]:
-        """The sides that score together: the teams, else one side per seat."""
-        return self.teams if self.teams is not None else tuple((s,) for s in self.seats)
-
-
-def load(data: object) -> Record:
+def load(data: object) -> Record[Variant]:
     """Validate ``data`` (decoded JSON) and return the ``Record``; RecordError if it is not one."""
-    from matches.rules.variants import variant_class  # here: variants import this module
-
     if not isinstance(data, Mapping):
         raise RecordError("", "a game record is a JSON object")
     fmt = data.get("format", FORMAT)
@@ -168,7 +124,7 @@ def load(data: object) -> Record:
             _game(g, i, f"games[{i}].", seats, variant, cls.game_keys)
             for i, g in enumerate(raw_games)
         )
-    record = Record(variant, seats, teams, banker, games, single, extra)
+    record: Record[Variant] = Record(variant, seats, teams, banker, games, single, extra)
     variant.check_record(record)
     return record
 
@@ -225,15 +181,7 @@ def _tile(raw: object, path: str, variant: Variant) -> Tile:
 
 
 def _amount(raw: object, path: str) -> Decimal:
-    if not isinstance(raw, str):
-        raise RecordError(path, f'an amount is a decimal string such as "4.50", got {raw!r}')
-    try:
-        value = Decimal(raw)
-    except InvalidOperation:
-        raise RecordError(path, f"not a decimal amount: {raw!r}") from None
-    if not value.is_finite() or value < 0:
-        raise RecordError(path, f"an amount is a finite, non-negative number, got {raw!r}")
-    return value
+    return parse_amount(raw, path, positive=False)
 
 
 def _game(
@@ -268,6 +216,21 @@ def _game(
         if raw.get("stock") is not None:
             stock = _tile_list(raw["stock"], f"{prefix}stock", variant, seen)
 
+    moves, buy_backs = _moves(raw, prefix, seats, variant, has_result=has_result)
+    result = _result(raw["result"], f"{prefix}result", seats) if has_result else None
+    extra = {k: raw[k] for k in game_keys if k in raw}
+    return GameRecord(index, prefix, hands, stock, tuple(moves), result, buy_backs, extra)
+
+
+def _moves(
+    raw: Mapping[str, Any],
+    prefix: str,
+    seats: tuple[str, ...],
+    variant: Variant,
+    *,
+    has_result: bool,
+) -> tuple[list[Move], tuple[str, ...]]:
+    """A game's moves and its buy-backs (a game-level key, or the last entry of ``moves``)."""
     raw_moves = raw.get("moves", [] if has_result else None)
     if not isinstance(raw_moves, list):
         raise RecordError(f"{prefix}moves", "required: a list of moves")
@@ -293,10 +256,7 @@ def _game(
         if buy_backs:
             raise RecordError(f"{prefix}buy_backs", "given twice (also in moves)")
         buy_backs = _players(raw["buy_backs"], f"{prefix}buy_backs", seats)
-
-    result = _result(raw["result"], f"{prefix}result", seats) if has_result else None
-    extra = {k: raw[k] for k in game_keys if k in raw}
-    return GameRecord(index, prefix, hands, stock, tuple(moves), result, buy_backs, extra)
+    return moves, buy_backs
 
 
 def _hands(

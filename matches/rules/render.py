@@ -36,7 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from html import escape
 
-from matches.rules.record import PLAY, GameRecord
+from matches.rules.model import PLAY, GameRecord
 from matches.rules.tiles import TEXT, Tile
 
 #: Size of one half of a tile (a square), in SVG user units (px at 100%).
@@ -150,41 +150,76 @@ def placements(game: GameRecord) -> list[Placed]:
 def layout(game: GameRecord) -> Layout:
     """Place every tile of ``game`` (see the module docstring for the scheme)."""
     placed = placements(game)
-    result = Layout()
     if not placed:
+        return Layout()
+    return _Layouter(placed).run()
+
+
+class _Layouter:
+    """One game's layout in the making: the tree of placements (``children`` by the tile
+    they join), the rows already laid out and the slots they occupy."""
+
+    def __init__(self, placed: list[Placed]) -> None:
+        self.placed = placed
+        self.lead = placed[0]
+        self.children: dict[Tile, list[Placed]] = {}
+        for p in placed[1:]:
+            if p.on is not None:
+                self.children.setdefault(p.on, []).append(p)
+        self.left_start, self.right_start = self._main_row_starts()
+        self.drawn: set[int] = set()  # ids of the placements already laid out
+        self.slots = _Slots()
+        self.result = Layout()
+
+    def _main_row_starts(self) -> tuple[Placed | None, Placed | None]:
+        """The first tiles of the main row's left and right arms: the lead's open ends."""
+        lead = self.lead
+        ends = [c for c in self.children.get(lead.tile, ()) if c.facet == "end"]
+        if lead.tile.is_double:
+            return (ends[1] if len(ends) > 1 else None), (ends[0] if ends else None)
+        left = next((c for c in ends if c.joined == lead.tile[0]), None)
+        right = next((c for c in ends if c.joined == lead.tile[1]), None)
+        return left, right
+
+    def run(self) -> Layout:
+        # The lead at x = 0 for now; everything is shifted into view at the end.
+        lead_tile = self.place_row([self.lead], 0.0, False)
+        main = self.place_row(self.chain(self.left_start), -GAP, True)[::-1] + lead_tile
+        main += self.place_row(self.chain(self.right_start), lead_tile[0].width + GAP, False)
+        self.put(main, 0)
+        self.emit(main, 0)
+        # Defensive: anything a malformed tree left unreached still gets drawn, once.
+        stray = [p for p in self.placed if id(p) not in self.drawn]
+        if stray:
+            self.put(self.place_row(stray, 0.0, False), self.slots.count)
+        return self._into_view()
+
+    def _into_view(self) -> Layout:
+        """Shift everything right of the margin and size the picture."""
+        result = self.result
+        shift = MARGIN - min(t.x for t in result.tiles)
+        for t in result.tiles:
+            t.x += shift
+        for c in result.connectors:
+            c.x += shift
+            c.x_to += shift
+        result.width = max(t.x + t.width for t in result.tiles) + MARGIN
+        result.height = MARGIN + self.slots.count * ROW_HEIGHT - ROW_GAP + MARGIN
         return result
-    lead = placed[0]
-    children: dict[Tile, list[Placed]] = {}
-    for p in placed[1:]:
-        if p.on is not None:
-            children.setdefault(p.on, []).append(p)
 
-    def continuation(p: Placed) -> Placed | None:
-        return next((c for c in children.get(p.tile, ()) if c.facet == "end"), None)
+    def continuation(self, p: Placed) -> Placed | None:
+        return next((c for c in self.children.get(p.tile, ()) if c.facet == "end"), None)
 
-    def chain(start: Placed | None) -> list[Placed]:
+    def chain(self, start: Placed | None) -> list[Placed]:
         out: list[Placed] = []
         seen: set[Tile] = set()
         while start is not None and start.tile not in seen:  # a legal layout is a tree
             seen.add(start.tile)
             out.append(start)
-            start = continuation(start)
+            start = self.continuation(start)
         return out
 
-    # The main row: the lead's open ends grow left and right.
-    lead_ends = [c for c in children.get(lead.tile, ()) if c.facet == "end"]
-    if lead.tile.is_double:
-        right_start = lead_ends[0] if lead_ends else None
-        left_start = lead_ends[1] if len(lead_ends) > 1 else None
-    else:
-        left_start = next((c for c in lead_ends if c.joined == lead.tile[0]), None)
-        right_start = next((c for c in lead_ends if c.joined == lead.tile[1]), None)
-    left = chain(left_start)
-    right = chain(right_start)
-    drawn: set[int] = set()  # ids of the placements already laid out
-    slots = _Slots()
-
-    def place_row(chain_: Iterable[Placed], x0: float, leftwards: bool) -> list[DrawnTile]:
+    def place_row(self, chain_: Iterable[Placed], x0: float, leftwards: bool) -> list[DrawnTile]:
         """Lay a chain from ``x0`` rightwards, or leftwards from the right edge ``x0``;
         the joined value of each tile faces the tile before it. y is set by ``put``."""
         row = []
@@ -204,30 +239,30 @@ def layout(game: GameRecord) -> Layout:
             else:
                 x += tile.width + GAP
             row.append(tile)
-            drawn.add(id(p))
+            self.drawn.add(id(p))
         return row
 
-    def put(row: list[DrawnTile], slot: int) -> None:
+    def put(self, row: list[DrawnTile], slot: int) -> None:
         centre = _slot_top(slot) + UNIT
         for tile in row:
             tile.y = centre - tile.height / 2
-            slots.occupy(slot, _extent(tile))
-        result.tiles.extend(row)
+            self.slots.occupy(slot, _extent(tile))
+        self.result.tiles.extend(row)
 
-    def is_continuation(parent: DrawnTile, child: Placed) -> bool:
+    def is_continuation(self, parent: DrawnTile, child: Placed) -> bool:
         if parent.placed.facet == "lead":
-            return child is left_start or child is right_start
-        return continuation(parent.placed) is child
+            return child is self.left_start or child is self.right_start
+        return self.continuation(parent.placed) is child
 
-    def emit(row: list[DrawnTile], slot: int) -> None:
+    def emit(self, row: list[DrawnTile], slot: int) -> None:
         """Add the branches of ``row`` (already put on ``slot``), depth first: rightward
         branches from the rightmost parent first, then leftward ones from the leftmost, so
         that what is already laid out lies beyond every parent still to come."""
         branches = [
             (t, c)
             for t in row
-            for c in children.get(t.placed.tile, ())
-            if not is_continuation(t, c)
+            for c in self.children.get(t.placed.tile, ())
+            if not self.is_continuation(t, c)
         ]
         branches.sort(
             key=lambda tc: (
@@ -237,55 +272,37 @@ def layout(game: GameRecord) -> Layout:
             )
         )
         for parent, child in branches:
-            if id(child) in drawn:
-                continue
-            x_line = parent.centre_x
-            leftwards = parent.leftwards
-            x0 = x_line - INDENT if leftwards else x_line + INDENT
-            branch = place_row(chain(child), x0, leftwards)
-            if leftwards:
-                span = (min(_extent(t)[0] for t in branch), x_line + LINE_PAD)
-                elbow = (x0, x_line + LINE_PAD)
-            else:
-                span = (x_line - LINE_PAD, max(_extent(t)[1] for t in branch))
-                elbow = (x_line - LINE_PAD, x0)
-            target = slots.below_all(slot, span)
-            for between in range(slot + 1, target):
-                slots.occupy(between, (x_line - LINE_PAD, x_line + LINE_PAD))
-            slots.occupy(target, elbow)
-            put(branch, target)
-            result.connectors.append(
-                Connector(
-                    x_line,
-                    parent.y + parent.height,
-                    _slot_top(target) + UNIT,
-                    x0,
-                    child.facet == "cross",
-                )
+            if id(child) not in self.drawn:
+                self.branch(parent, child, slot)
+
+    def branch(self, parent: DrawnTile, child: Placed, slot: int) -> None:
+        """Lay the chain starting at ``child`` on the first free row below ``slot``, joined
+        to ``parent`` by a connector, then its own branches."""
+        x_line = parent.centre_x
+        leftwards = parent.leftwards
+        x0 = x_line - INDENT if leftwards else x_line + INDENT
+        row = self.place_row(self.chain(child), x0, leftwards)
+        if leftwards:
+            span = (min(_extent(t)[0] for t in row), x_line + LINE_PAD)
+            elbow = (x0, x_line + LINE_PAD)
+        else:
+            span = (x_line - LINE_PAD, max(_extent(t)[1] for t in row))
+            elbow = (x_line - LINE_PAD, x0)
+        target = self.slots.below_all(slot, span)
+        for between in range(slot + 1, target):
+            self.slots.occupy(between, (x_line - LINE_PAD, x_line + LINE_PAD))
+        self.slots.occupy(target, elbow)
+        self.put(row, target)
+        self.result.connectors.append(
+            Connector(
+                x_line,
+                parent.y + parent.height,
+                _slot_top(target) + UNIT,
+                x0,
+                child.facet == "cross",
             )
-            emit(branch, target)
-
-    # The lead at x = 0 for now; everything is shifted into view at the end.
-    lead_tile = place_row([lead], 0.0, False)
-    main = place_row(left, -GAP, True)[::-1] + lead_tile
-    main += place_row(right, lead_tile[0].width + GAP, False)
-    put(main, 0)
-    emit(main, 0)
-
-    # Defensive: anything a malformed tree left unreached still gets drawn, once.
-    stray = [p for p in placed if id(p) not in drawn]
-    if stray:
-        put(place_row(stray, 0.0, False), slots.count)
-
-    shift = MARGIN - min(t.x for t in result.tiles)
-    for t in result.tiles:
-        t.x += shift
-    for c in result.connectors:
-        c.x += shift
-        c.x_to += shift
-    result.width = max(t.x + t.width for t in result.tiles) + MARGIN
-    result.height = MARGIN + slots.count * ROW_HEIGHT - ROW_GAP + MARGIN
-    return result
+        )
+        self.emit(row, target)
 
 
 LINE_PAD = 4  # room kept free either side of a connector's vertical line

@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
-from matches.rules.variants import SimulatedGame, variant_class
+from matches.rules.registry import variant_class
+from matches.rules.variants.base import SimulatedGame
 
 SEAT_NAMES = "ABCDEFGHI"
 

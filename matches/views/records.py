@@ -35,12 +35,10 @@ from ..models import Match
 from ..rules import render as layout_render
 from ..rules.engine import replay_record
 from ..rules.errors import IllegalMove, RuleError
-from ..rules.record import Record, load
+from ..rules.record import MAX_RECORD_BYTES, Record, load
 from ..rules.simulate import simulate
 from ..selectors import player_names
 
-#: Largest record accepted, pasted or uploaded (a double-21 game for nine is ~30 KiB).
-MAX_RECORD_BYTES = 512 * 1024
 #: Games drawn in full; a longer session still shows its settlement and every result.
 MAX_GAMES_DRAWN = 60
 #: The "try an example" games: simulator arguments per game name.

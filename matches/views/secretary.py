@@ -5,7 +5,7 @@ gets 403 with an explanation. A secretary sees and corrects their own clubs' mat
 (another club's match is a 404: its existence is not revealed); an admin (``is_staff``)
 sees every club. Each view validates its input shape, calls one service (or selector) and
 renders; a match's validity is decided by the one validation path behind
-:func:`matches.services.matches_submit` / :func:`~matches.services.match_correct`, whose
+:func:`matches.services.match_batch_submit` / :func:`~matches.services.match_correct`, whose
 problems are shown next to their fields. Invalid input is answered with 400, a refused
 action with 403; nothing is stored in either case.
 """
@@ -36,6 +36,7 @@ from ..csv_upload import (
     MAX_ROWS,
     CsvRejected,
     Preview,
+    decode,
     preview,
     read_csv,
     split_players,
@@ -53,10 +54,11 @@ from ..forms import (
 )
 from ..models import MAX_SIDES, MIN_SIDES, Category, Club, Discipline, Match, Status
 from ..months import local_date
-from ..selectors import clubs_writable_by, next_table_number, player_names, submissions_of
+from ..selectors import next_table_number, player_names, secretary_clubs, submissions_of
 from ..services import (
     InvalidSubmission,
     NotAllowed,
+    SubmitOutcome,
     correction_deadline,
     match_correct,
     match_payload,
@@ -77,14 +79,17 @@ def secretary_page(view: SecretaryView) -> SecretaryView:
     @login_required
     @wraps(view)
     def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        clubs = list(clubs_writable_by(request.user))
+        clubs = list(secretary_clubs(user=request.user, every_club_for_staff=True).clubs)
         if not clubs and not request.user.is_staff:
-            return render(
-                request, "matches/secretary_forbidden.html", _context(request, []), status=403
-            )
+            return _no_club(request)
         return view(request, clubs, *args, **kwargs)
 
     return wrapped
+
+
+def _no_club(request: HttpRequest) -> HttpResponse:
+    """403: no club to submit for (the user is no club's secretary)."""
+    return render(request, "matches/secretary_forbidden.html", _context(request, []), status=403)
 
 
 def _is_admin(request: HttpRequest) -> bool:
@@ -211,9 +216,7 @@ def _render_form(
 @secretary_page
 def match_submit_page(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     if not clubs:
-        return render(
-            request, "matches/secretary_forbidden.html", _context(request, clubs), status=403
-        )
+        return _no_club(request)
     if request.method != "POST":
         form = MatchForm(clubs=clubs, initial=_submit_initial(request, clubs))
         return _render_form(request, clubs, form, side_rows_from({}))
@@ -305,20 +308,8 @@ def match_correct_page(request: HttpRequest, clubs: list[Club], pk: int) -> Http
         form.is_valid()
         return _render_form(request, clubs, form, rows, **extra)
     if form.is_valid():
-        payload = form.payload(rows, club_id=match.club.club_id)
-        payload["id"] = match.external_id
-        if match.records is not None:
-            payload["records"] = match.records  # the form does not edit game records
         try:
-            new = match_correct(
-                match=match,
-                payload=payload,
-                by=request.user,
-                now=now,
-                reason=form.cleaned_data.get("reason", ""),
-                as_admin=_is_admin(request),
-                channel="web",
-            )
+            new = _correct_from_form(request, match, form, rows, now)
         except InvalidSubmission as exc:
             apply_problems(form, rows, exc.problems)
         except NotAllowed as exc:
@@ -340,6 +331,26 @@ def match_correct_page(request: HttpRequest, clubs: list[Club], pk: int) -> Http
             )
     form.mark_invalid()
     return _render_form(request, clubs, form, rows, status=400, **extra)
+
+
+def _correct_from_form(
+    request: HttpRequest, match: Match, form: MatchForm, rows: Any, now: dt.datetime
+) -> Match:
+    """Call the correction service with the form's match (its id and game records are the
+    old match's: the form edits neither)."""
+    payload = form.payload(rows, club_id=match.club.club_id)
+    payload["id"] = match.external_id
+    if match.records is not None:
+        payload["records"] = match.records
+    return match_correct(
+        match=match,
+        payload=payload,
+        by=request.user,
+        now=now,
+        reason=form.cleaned_data.get("reason", ""),
+        as_admin=_is_admin(request),
+        channel="web",
+    )
 
 
 # --- CSV upload ------------------------------------------------------------------------------
@@ -397,9 +408,7 @@ def _preview_context(result: Preview, *, club: Club, token: str | None) -> dict[
 @secretary_page
 def csv_upload_page(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     if not clubs:
-        return render(
-            request, "matches/secretary_forbidden.html", _context(request, clubs), status=403
-        )
+        return _no_club(request)
     by_id = {c.club_id: c for c in clubs}
     if request.method != "POST":
         club = by_id.get(request.GET.get("club", "")) or clubs[0]
@@ -426,7 +435,7 @@ def csv_upload_page(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     token = None
     if result.ok:
         token = signing.dumps(
-            {"user": request.user.pk, "club": club.club_id, "csv": data.decode("utf-8-sig")},
+            {"user": request.user.pk, "club": club.club_id, "csv": decode(data)},
             salt=UPLOAD_SALT,
             compress=True,
         )
@@ -444,31 +453,16 @@ def _csv_confirm(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     form = CsvUploadForm(clubs=clubs)
     try:
         held = signing.loads(request.POST["token"], salt=UPLOAD_SALT, max_age=UPLOAD_MAX_AGE)
-    except signing.SignatureExpired:
-        return _render_upload(
-            request,
-            clubs,
-            form,
-            status=400,
-            rejected=_("The preview is older than an hour: please upload the file again."),
-        )
-    except signing.BadSignature:
-        return _render_upload(
-            request,
-            clubs,
-            form,
-            status=400,
-            rejected=_("The confirmation was damaged: please upload the file again."),
-        )
+    except signing.BadSignature as exc:  # SignatureExpired is one
+        if isinstance(exc, signing.SignatureExpired):
+            why = _("The preview is older than an hour: please upload the file again.")
+        else:
+            why = _("The confirmation was damaged: please upload the file again.")
+        return _render_upload(request, clubs, form, status=400, rejected=why)
     club = {c.club_id: c for c in clubs}.get(held.get("club"))
     if held.get("user") != request.user.pk or club is None:
-        return _render_upload(
-            request,
-            clubs,
-            form,
-            status=403,
-            rejected=_("This preview was made by another user or for another club."),
-        )
+        why = _("This preview was made by another user or for another club.")
+        return _render_upload(request, clubs, form, status=403, rejected=why)
     data = held["csv"].encode("utf-8")
     batch = read_csv(data, club_id=club.club_id)
     now = clock.now()
@@ -485,6 +479,12 @@ def _csv_confirm(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
             rejected=_("Nothing was stored: the file no longer passes the checks."),
             **_preview_context(result, club=club, token=None),
         )
+    messages.success(request, _csv_stored_message(outcomes))
+    return redirect(f"{reverse('matches:my_submissions')}?{urlencode({'club': club.club_id})}")
+
+
+def _csv_stored_message(outcomes: Sequence[SubmitOutcome]) -> str:
+    """What a stored CSV file added: how many on time and late, skipped, counting months."""
     created = [o.match for o in outcomes if o.created]
     on_time = sum(1 for m in created if m.status == Status.ON_TIME)
     message = ngettext(
@@ -502,8 +502,7 @@ def _csv_confirm(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     months = sorted({m.counting_month.strftime("%Y-%m") for m in created})
     if months:
         message += " " + _("Counting month(s): %(months)s.") % {"months": ", ".join(months)}
-    messages.success(request, message)
-    return redirect(f"{reverse('matches:my_submissions')}?{urlencode({'club': club.club_id})}")
+    return message
 
 
 @require_GET

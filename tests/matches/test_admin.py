@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 
@@ -43,6 +44,7 @@ def test_void_action_asks_a_reason_then_voids(setup) -> None:
     data = {"action": "void_matches", "_selected_action": [match.pk]}
     page = client.post("/admin/matches/match/", data)
     assert page.status_code == 200 and b"reason" in page.content
+    assert _carried(page) == ("void_matches", [str(match.pk)])
     client.post("/admin/matches/match/", {**data, "apply": "1", "reason": "forfeit"})
     match.refresh_from_db()
     assert (match.void_reason, match.voided_by) == ("forfeit", admin)
@@ -54,6 +56,7 @@ def test_merge_action(setup) -> None:
     data = {"action": "merge_players", "_selected_action": [a.pk, c.pk]}
     page = client.post("/admin/matches/player/", data)
     assert page.status_code == 200 and b"Surviving record" in page.content
+    assert _carried(page) == ("merge_players", [str(a.pk), str(c.pk)])
     client.post(
         "/admin/matches/player/", {**data, "apply": "1", "target": str(c.pk), "reason": "duplicate"}
     )
@@ -70,3 +73,11 @@ def test_merge_action(setup) -> None:
     client.post("/admin/matches/player/", data)
     assert Player.objects.filter(merged_into__isnull=False).count() == 1
     assert Match.objects.count() == 1
+
+
+def _carried(page) -> tuple[str, list[str]]:
+    """The action and the selected rows a confirmation page posts back."""
+    html = page.content.decode()
+    action = re.search(r'name="action" value="([^"]+)"', html)
+    assert action is not None
+    return action.group(1), re.findall(r'name="_selected_action" value="([^"]+)"', html)

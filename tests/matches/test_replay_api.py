@@ -117,7 +117,9 @@ def test_too_large_body_is_a_413(client, settings):
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
     response = post_json(client, {**DOMINO_GAME, "padding": "x" * 2000})
     assert response.status_code == 413
-    assert response.json() == {"errors": [{"path": "", "message": "the record is too large"}]}
+    assert response.json() == {
+        "errors": [{"path": "", "message": "the record is larger than 512 KiB"}]
+    }
 
 
 def test_public_without_login_or_csrf(client):

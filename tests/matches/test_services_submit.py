@@ -6,7 +6,10 @@ import datetime as dt
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.db import IntegrityError, transaction
+from django.db.transaction import TransactionManagementError
 
+from matches import sql
 from matches.models import (
     ClosedMonth,
     Club,
@@ -20,10 +23,10 @@ from matches.models import (
 from matches.months import Month
 from matches.services import (
     NotAllowed,
+    match_batch_submit,
     match_correct,
     match_submit,
     match_void,
-    matches_submit,
     month_freeze,
     player_merge,
 )
@@ -140,7 +143,7 @@ def test_unknown_club_and_future_date_and_old_date(four) -> None:
     a, b, *_ = four
     ghost = Club(club_id="CLUB-404", name="Ghost", country="DE")
     with pytest.raises(InvalidSubmission) as err:
-        matches_submit(
+        match_batch_submit(
             payloads=[match_payload(ghost, [([a], 1), ([b], 0)])],
             submitted_by=None,
             now=NOW,
@@ -162,12 +165,12 @@ def test_secretary_cannot_submit_for_another_club(club, four) -> None:
     a, b, *_ = four
     other = ClubFactory(club_id="CLUB-8")
     with pytest.raises(NotAllowed, match="CLUB-7 only"):
-        matches_submit(
+        match_batch_submit(
             payloads=[match_payload(other, [([a], 1), ([b], 0)])],
             submitted_by=None,
             now=NOW,
             channel="web",
-            club=club,
+            clubs=[club],
         )
     assert counts() == (0, 0, 0)
 
@@ -177,7 +180,9 @@ def test_batch_is_all_or_nothing(club, four) -> None:
     good = match_payload(club, [([a], 1), ([b], 0)], id="g")
     bad = match_payload(club, [([c], 1), ([c], 0)], id="b")
     with pytest.raises(InvalidSubmission) as err:
-        matches_submit(payloads=[good, bad], submitted_by=None, now=NOW, channel="csv", club=club)
+        match_batch_submit(
+            payloads=[good, bad], submitted_by=None, now=NOW, channel="csv", clubs=[club]
+        )
     assert err.value.problems[0].path == "matches[1].sides[1].players[0]"
     assert counts() == (0, 0, 0)
 
@@ -205,7 +210,7 @@ def test_honoured_submitted_at_is_only_for_the_import(club, four) -> None:
     payload = match_payload(club, [([a], 1), ([b], 0)], submitted_at="2026-03-31T21:40:00+02:00")
     with pytest.raises(InvalidSubmission, match="only accepted by the admin import"):
         submit(club, payload, now=dt.datetime(2026, 4, 5, tzinfo=BERLIN))
-    [outcome] = matches_submit(
+    [outcome] = match_batch_submit(
         payloads=[payload],
         submitted_by=None,
         channel="import",
@@ -343,3 +348,68 @@ def test_problems_are_worded_in_the_active_language(club, four) -> None:
     assert err.value.problems[0].message.startswith(
         "das Spieldatum 2026-03-21 liegt in der Zukunft"
     )
+
+
+# --- match_batch_submit's transaction contract (savepoint=False by default) ----------------
+
+
+def _submit_in(club, payload, *, savepoint: bool):
+    return match_batch_submit(
+        payloads=[payload],
+        submitted_by=None,
+        now=NOW,
+        channel="api",
+        clubs=[club],
+        savepoint=savepoint,
+    )
+
+
+def _twin_stored_meanwhile(monkeypatch) -> None:
+    """The stored revisions read before the insert miss a twin's row, as when a twin request
+    commits the same id between that read and this insert: the insert then violates the
+    unique constraint."""
+    real = sql.match_revisions
+    monkeypatch.setattr(sql, "match_revisions", lambda _codes, _ids: real(["-"], ["-"]))
+
+
+@pytest.fixture
+def table_of_four(club, four):
+    return match_payload(club, [([p], 10 * i) for i, p in enumerate(four)], id="twin")
+
+
+@pytest.fixture
+def twin(club, table_of_four, monkeypatch):
+    """A match stored by a twin request that the next submission of it will not see."""
+    submit(club, table_of_four)
+    _twin_stored_meanwhile(monkeypatch)
+    return table_of_four
+
+
+def test_without_a_savepoint_a_twin_collision_dooms_the_callers_transaction(club, twin) -> None:
+    with transaction.atomic():
+        with pytest.raises(IntegrityError):
+            _submit_in(club, twin, savepoint=False)
+        assert transaction.get_connection().needs_rollback
+        with pytest.raises(TransactionManagementError):
+            Match.objects.count()
+    assert Match.objects.count() == 1  # the caller's transaction rolled back; the twin stays
+
+
+def test_with_a_savepoint_the_caller_goes_on_after_a_twin_collision(club, twin) -> None:
+    with transaction.atomic():
+        with pytest.raises(IntegrityError):
+            _submit_in(club, twin, savepoint=True)
+        assert not transaction.get_connection().needs_rollback
+        assert Match.objects.count() == 1
+
+
+@pytest.mark.parametrize("savepoint", [False, True])
+def test_problems_are_raised_after_the_block_and_leave_the_callers_transaction_usable(
+    club, table_of_four, savepoint
+) -> None:
+    unknown = {**table_of_four, "sides": [{"players": ["P-NOBODY"], "score": 1}] * 2}
+    with transaction.atomic():
+        with pytest.raises(InvalidSubmission):
+            _submit_in(club, unknown, savepoint=savepoint)
+        assert not transaction.get_connection().needs_rollback
+        assert Match.objects.count() == 0

@@ -14,7 +14,7 @@ from django.test.utils import CaptureQueriesContext
 
 from matches import store
 from matches.models import Match, MatchEvent, Side, SideMember, Submission
-from matches.services import matches_submit
+from matches.services import match_batch_submit
 from tests.matches.factories import ClubFactory, PlayerFactory, UserFactory, match_payload
 
 pytestmark = pytest.mark.django_db
@@ -75,9 +75,13 @@ def stored(prefix: str) -> list[dict[str, Any]]:
 @pytest.mark.postgres
 def test_one_statement_and_table_by_table_store_the_same_rows(club, players, monkeypatch):
     user = UserFactory()
-    matches_submit(payloads=batch(club, players, "one"), submitted_by=user, now=NOW, channel="api")
+    match_batch_submit(
+        payloads=batch(club, players, "one"), submitted_by=user, now=NOW, channel="api"
+    )
     monkeypatch.setattr(store, "ONE_STATEMENT_MAX_PARAMS", 0)
-    matches_submit(payloads=batch(club, players, "two"), submitted_by=user, now=NOW, channel="api")
+    match_batch_submit(
+        payloads=batch(club, players, "two"), submitted_by=user, now=NOW, channel="api"
+    )
 
     one, two = stored("one"), stored("two")
     assert len(one) == 2
@@ -88,7 +92,7 @@ def test_one_statement_and_table_by_table_store_the_same_rows(club, players, mon
 @pytest.mark.postgres
 def test_a_one_match_submission_is_one_insert_statement(club, players):
     with CaptureQueriesContext(connection) as queries:
-        matches_submit(
+        match_batch_submit(
             payloads=batch(club, players, "q")[:1], submitted_by=None, now=NOW, channel="api"
         )
 
@@ -116,7 +120,7 @@ def test_several_submissions_in_one_batch_go_table_by_table(club, players, monke
     payloads[0]["submitted_at"] = "2026-03-15T10:00:00+01:00"
     payloads[1]["submitted_at"] = "2026-03-16T10:00:00+01:00"
 
-    matches_submit(
+    match_batch_submit(
         payloads=payloads, submitted_by=None, now=NOW, channel="import", honour_submitted_at=True
     )
 

@@ -17,8 +17,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from matches import clock
-from matches.models import Channel
-from matches.services import matches_submit
+from matches.services import match_import
 from matches.validation import InvalidSubmission
 
 MAX_LINE_BYTES = 1_000_000
@@ -64,14 +63,7 @@ class Command(BaseCommand):
                             reason = f"not valid JSON: {exc.msg} at column {exc.colno}"
                     if reason is None:
                         try:
-                            outcome = matches_submit(
-                                payloads=[payload],
-                                submitted_by=None,
-                                now=now,
-                                channel=Channel.IMPORT,
-                                honour_submitted_at=True,
-                                prefix=lambda _: "",
-                            )[0]
+                            outcome = match_import(payload=payload, now=now)
                         except InvalidSubmission as exc:
                             reason = "; ".join(
                                 f"{p.path}: {p.message}" if p.path else p.message

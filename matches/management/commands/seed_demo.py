@@ -13,7 +13,7 @@ from django.core.management.base import BaseCommand
 
 from matches import clock
 from matches.demo import DEMO_ADMIN, DEMO_SECRETARY, seed
-from rankings.services import close_past_months
+from rankings.services.schedule import past_months_close
 
 
 class Command(BaseCommand):
@@ -22,7 +22,7 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         now = clock.now()
         seed(now=now, log=self.stdout.write)
-        published = close_past_months(now=now)
+        published = past_months_close(now=now)
         if published:
             self.stdout.write(f"  published {len(published)} ranking lists (every past month)")
         self.stdout.write(f"  demo admin:     {DEMO_ADMIN[0]} / {DEMO_ADMIN[1]}")

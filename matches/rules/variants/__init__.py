@@ -1,9 +1,13 @@
-"""Game variants: a registry keyed by game name, and the protocol a variant implements.
+"""Game variants: one module per family, and the protocol a variant implements.
 
-REGISTRY maps the record's ``variant.game`` to a ``Variant`` subclass:
-``fido`` (variants/fido.py), ``muggins`` and ``fiveup`` (variants/allfives.py),
-``austrian``, ``buki`` and ``pulle`` (variants/austrian.py). A module registers its
-classes with the ``@register`` decorator; ``_BUILTIN`` lists the modules imported here.
+``matches.rules.registry.REGISTRY`` maps the record's ``variant.game`` to a ``Variant``
+subclass: ``fido`` (variants/fido.py), ``muggins`` and ``fiveup`` (variants/allfives.py),
+``austrian`` (variants/austrian.py, which also holds what Buki and Pulle share),
+``buki`` (variants/buki.py) and ``pulle`` (variants/pulle.py). Imports run one way:
+the registry imports the variant modules; Buki and Pulle import the Austrian module; every
+variant imports ``variants.base``, ``matches.rules.model`` and the helpers, never the
+registry nor the loader (:mod:`matches.rules.record`). This package's ``__init__`` imports
+nothing.
 
 The protocol (``variants.base.Variant``), in the order the engine calls it:
 
@@ -44,54 +48,3 @@ The protocol (``variants.base.Variant``), in the order the engine calls it:
 Variants must stay pure Python (no Django), use ``int`` for scores and ``Decimal`` for
 money, and never mutate the ``Record``.
 """
-
-from __future__ import annotations
-
-import importlib
-from typing import TypeVar
-
-from matches.rules.errors import RecordError
-from matches.rules.variants.base import SimulatedGame, SimulatedSession, Variant
-
-__all__ = [
-    "REGISTRY",
-    "SimulatedGame",
-    "SimulatedSession",
-    "Variant",
-    "register",
-    "variant_class",
-]
-
-REGISTRY: dict[str, type[Variant]] = {}
-
-V = TypeVar("V", bound=type[Variant])
-
-
-def register(cls: V) -> V:
-    """Class decorator: make ``cls`` replayable under ``cls.game``."""
-    if cls.game in REGISTRY and REGISTRY[cls.game] is not cls:
-        raise ValueError(f"two variants registered as {cls.game!r}")
-    REGISTRY[cls.game] = cls
-    return cls
-
-
-def variant_class(game: str) -> type[Variant]:
-    """The class registered as ``game``; RecordError naming the known games otherwise."""
-    try:
-        return REGISTRY[game]
-    except KeyError:
-        known = ", ".join(sorted(REGISTRY))
-        raise RecordError("variant.game", f"unknown game {game!r}; known: {known}") from None
-
-
-# Modules that define the built-in variants. A module another team has not written yet is
-# skipped (only its own absence, never an import error inside it).
-_BUILTIN = ("fido", "allfives", "austrian")
-
-for _name in _BUILTIN:
-    _module = f"{__name__}.{_name}"
-    try:
-        importlib.import_module(_module)
-    except ModuleNotFoundError as exc:
-        if exc.name != _module:
-            raise

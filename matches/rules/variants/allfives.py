@@ -30,7 +30,7 @@ from fractions import Fraction
 from typing import Any, ClassVar, TypeVar, cast
 
 from matches.rules.errors import IllegalMove, RecordError
-from matches.rules.record import DRAW, PLAY, TILE_MOVES, GameRecord, Record, Scoresheet
+from matches.rules.model import DRAW, PLAY, TILE_MOVES, GameRecord, Record, Scoresheet
 from matches.rules.report import (
     BLOCKED,
     DOMINO,
@@ -44,7 +44,8 @@ from matches.rules.report import (
     side_rows,
 )
 from matches.rules.tiles import Tile, double_set
-from matches.rules.variants import SimulatedGame, SimulatedSession, Variant, register
+from matches.rules.variants.base import SimulatedGame, SimulatedSession, Variant
+from matches.rules.variants.hooks import Previous, Random, Seats, Teams
 from matches.rules.variants.turns import PlacementError, Table
 
 TileT = tuple[int, int]
@@ -363,12 +364,7 @@ class AllFives(Variant):
         return reports
 
     def replay_game(
-        self,
-        record: Record,
-        game: GameRecord,
-        previous: Sequence[GameReport],
-        *,
-        partial: bool = False,
+        self, record: Record, game: GameRecord, previous: Previous, *, partial: bool = False
     ) -> GameReport:
         # A hand depends on the match so far (target, leader): replay the games before it.
         match = _Match(self, record)
@@ -411,23 +407,15 @@ class AllFives(Variant):
         report.extra["target_reached"] = any(g.extra.get("match_over") for g in games)
         return report
 
-    def simulate(
-        self,
-        rng: random.Random,
-        seats: tuple[str, ...],
-        teams: tuple[tuple[str, ...], ...] | None,
-        games: int,
-    ) -> SimulatedSession:
+    def simulate(self, rng: Random, seats: Seats, teams: Teams, games: int) -> SimulatedSession:
         return SimulatedSession(_simulate_match(self, rng, seats, teams, games))
 
 
-@register
 class Muggins(AllFives):
     game = "muggins"
     every_double_spins = False
 
 
-@register
 class FiveUp(AllFives):
     game = "fiveup"
     every_double_spins = True
@@ -647,8 +635,9 @@ class _SimMatch:
         return raw // 5 if self.fives else raw
 
     def hand(self) -> SimulatedGame:
-        variant, rng, seats = self.variant, self.rng, self.seats
-        deck = sorted(variant.tiles)
+        """Deal and play one random legal hand."""
+        rng, seats = self.rng, self.seats
+        deck = sorted(self.variant.tiles)
         rng.shuffle(deck)
         size = rng.choice(HAND_SIZES[len(seats)])
         hands = {seat: deck[i * size : (i + 1) * size] for i, seat in enumerate(seats)}
@@ -668,16 +657,9 @@ class _SimMatch:
             turn = (turn + 1) % len(seats)
             seat = seats[turn]
             choices = [(t, sl) for t in self.held[seat] for sl in self.options(t)]
-            while not choices and len(stock) > variant.keep:
-                tile = stock.pop(0)
-                self.held[seat].append(tile)
-                # Both spellings of a draw: the next listed tile, or the tile named.
-                self.moves.append(
-                    {"player": seat, "draw": True if rng.random() < 0.5 else str(tile)}
-                )
-                self.move_points.append(None)
+            if not choices and len(stock) > self.variant.keep:
+                choices = self.draw_until_playable(seat, stock)
                 passes = 0
-                choices = [(tile, sl) for sl in self.options(tile)]
             if choices:
                 # Favour a scoring placement now and then, like a player would.
                 scoring = [c for c in choices if _sim_count(self.after(*c)) % 5 == 0]
@@ -702,12 +684,24 @@ class _SimMatch:
             end = TARGET
         self.leader = domino if end == DOMINO and not self.over else None
         finals = {seat: self.points[seat] + hand_end[seat] for seat in seats}
-        game = {
-            "hands": {seat: [str(t) for t in h] for seat, h in hands.items()},
-            "stock": [str(t) for t in deck[len(seats) * size :]],
-            "moves": self.moves,
-        }
-        return SimulatedGame(game, self.move_points, finals, end)
+        game: dict[str, Any] = {"hands": {seat: [str(t) for t in h] for seat, h in hands.items()}}
+        game["stock"] = [str(t) for t in deck[len(seats) * size :]]
+        return SimulatedGame({**game, "moves": self.moves}, self.move_points, finals, end)
+
+    def draw_until_playable(self, seat: str, stock: list[Tile]) -> list[tuple[Tile, Any]]:
+        """Draw from the top of ``stock`` (down to the kept tiles) until a tile fits; the
+        places the last drawn tile fits (none: the stock ran out)."""
+        choices: list[tuple[Tile, Any]] = []
+        while not choices and len(stock) > self.variant.keep:
+            tile = stock.pop(0)
+            self.held[seat].append(tile)
+            # Both spellings of a draw: the next listed tile, or the tile named.
+            self.moves.append(
+                {"player": seat, "draw": True if self.rng.random() < 0.5 else str(tile)}
+            )
+            self.move_points.append(None)
+            choices = [(tile, sl) for sl in self.options(tile)]
+        return choices
 
     def score_hand_end(self, pips: dict[str, int], domino: str | None, out: dict[str, int]) -> None:
         sides, seats = self.sides, self.seats

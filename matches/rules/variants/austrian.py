@@ -24,11 +24,10 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from decimal import Decimal, InvalidOperation
 from typing import Any, ClassVar, cast
 
 from matches.rules.errors import IllegalMove, RecordError
-from matches.rules.record import (
+from matches.rules.model import (
     BET,
     DRAW,
     PLAY,
@@ -51,7 +50,8 @@ from matches.rules.report import (
     side_rows,
 )
 from matches.rules.tiles import Tile, austrian_set
-from matches.rules.variants import SimulatedGame, SimulatedSession, Variant, register
+from matches.rules.variants.base import SimulatedGame, SimulatedSession, Variant
+from matches.rules.variants.hooks import Previous, Random, Seats, Teams
 from matches.rules.variants.turns import PlacementError, Table
 
 TileT = tuple[int, int]
@@ -147,18 +147,30 @@ BLOCK_HANDS: dict[int, tuple[int, ...]] = {2: (11, 12), 3: (8, 9), 4: (7, 8)}
 _EVENTS = (STAKE, RAISE, BET)
 
 
-def parse_amount(raw: object, path: str, *, positive: bool = True) -> Decimal:
-    """A money amount of the record: a decimal string (never a float), > 0 or >= 0."""
-    if not isinstance(raw, str):
-        raise RecordError(path, f'an amount is a decimal string such as "4.50", got {raw!r}')
-    try:
-        value = Decimal(raw)
-    except InvalidOperation:
-        raise RecordError(path, f"not a decimal amount: {raw!r}") from None
-    if not value.is_finite() or value < 0 or (positive and value == 0):
-        kind = "positive" if positive else "non-negative"
-        raise RecordError(path, f"an amount is a finite, {kind} number, got {raw!r}")
-    return value
+def _check_lead(table: Table, n: int, mv: Move, leader: str | None, lead_tile: Tile) -> None:
+    """The session's first game is led with the heaviest tile (RULES.md section 5)."""
+    if mv.player == leader and mv.kind == PLAY and mv.tile != lead_tile:
+        raise table.illegal(
+            n,
+            leader,
+            "wrong-lead",
+            f"the session's first game is led with the heaviest tile, {lead_tile}",
+        )
+
+
+def _game_end(table: Table, n_after: int, leader: str | None, *, partial: bool) -> str:
+    """How the game ended; a record that stops before the end is refused unless ``partial``."""
+    if table.end is not None:
+        return table.end
+    if partial:
+        return UNFINISHED
+    who = table.to_move or leader
+    raise table.illegal(
+        n_after,
+        who,
+        "unfinished",
+        "the record stops before the game ends" + (f" ({who} to move)" if who else ""),
+    )
 
 
 class AustrianSession:
@@ -352,12 +364,7 @@ class AustrianGames(Variant):
         return session
 
     def replay_game(
-        self,
-        record: Record,
-        game: GameRecord,
-        previous: Sequence[GameReport],
-        *,
-        partial: bool = False,
+        self, record: Record, game: GameRecord, previous: Previous, *, partial: bool = False
     ) -> GameReport:
         session = self.session_before(record, game.index)
         session.check_open(game)
@@ -371,6 +378,7 @@ class AustrianGames(Variant):
         return self.sheet(session, game)
 
     def replay(self, session: AustrianSession, game: GameRecord, partial: bool) -> GameReport:
+        """Replay one game of the session (draw or block game, Buki and Pulle included)."""
         order = session.players_in()
         hands = self.check_deal(game, order)
         leader, lead_tile = session.leader(hands)
@@ -391,19 +399,8 @@ class AustrianGames(Variant):
                     )
                 entries.append(session.event(n, mv, table, game))
                 continue
-            if (
-                lead_tile is not None
-                and table.turn is None
-                and mv.player == leader
-                and mv.kind == PLAY
-                and mv.tile != lead_tile
-            ):
-                raise table.illegal(
-                    n,
-                    leader,
-                    "wrong-lead",
-                    f"the session's first game is led with the heaviest tile, {lead_tile}",
-                )
+            if lead_tile is not None and table.turn is None:
+                _check_lead(table, n, mv, leader, lead_tile)
             table.check_turn(n, mv, leader, "wrong-lead")
             player = cast(str, mv.player)  # tile moves always name a seat
             session.before_move(n, player, table)
@@ -416,18 +413,7 @@ class AustrianGames(Variant):
                 table.pass_(n, mv)
                 entries.append(passed(n, player))
         n_after = len(game.moves) + 1
-        if table.end is not None:
-            end = table.end
-        elif partial:
-            end = UNFINISHED
-        else:
-            who = table.to_move or leader
-            raise table.illegal(
-                n_after,
-                who,
-                "unfinished",
-                "the record stops before the game ends" + (f" ({who} to move)" if who else ""),
-            )
+        end = _game_end(table, n_after, leader, partial=partial)
         pips = {seat: table.pips(seat) for seat in order}
         domino = table.last_placer if end == DOMINO else None
         winner = game_winner(pips, domino) if end != UNFINISHED else None
@@ -449,23 +435,23 @@ class AustrianGames(Variant):
         end = DOMINO if result.domino is not None else BLOCKED
         return session.finish(game, entries, end, pips, winner, result.domino, len(game.moves) + 1)
 
-    def simulate(
-        self,
-        rng: random.Random,
-        seats: tuple[str, ...],
-        teams: tuple[tuple[str, ...], ...] | None,
-        games: int,
-    ) -> SimulatedSession:
+    def simulate(self, rng: Random, seats: Seats, teams: Teams, games: int) -> SimulatedSession:
         sim = SimAustrian(self, rng, seats)
         return SimulatedSession([sim.game() for _ in range(games)])
 
 
-@register
 class Austrian(AustrianGames):
     game = "austrian"
 
 
 # -- simulator -----------------------------------------------------------------------------
+
+
+def _sim_lowest(pips: dict[str, int], order: Sequence[str]) -> str | None:
+    """The one player with the fewest pips (None: a tie)."""
+    low = min(pips.values())
+    lows = [s for s in order if pips[s] == low]
+    return lows[0] if len(lows) == 1 else None
 
 
 class SimAustrian:
@@ -538,20 +524,11 @@ class SimAustrian:
             seat = order[turn]
             self.hook_before_turn(seat, turns[seat], moves)
             points.extend([None] * (len(moves) - len(points)))
-            drawn = 0
             fits = [(t, e) for t in held[seat] for e in ends if e[1] in t]
-            while (
-                not fits
-                and pile
-                and (self.variant.max_draws is None or drawn < self.variant.max_draws)
-            ):
-                t = pile.pop(0)
-                drawn += 1
-                held[seat].append(t)
-                moves.append({"player": seat, "draw": str(t)})
-                points.append(None)
+            if not fits and pile:
+                fits = self.draw_until_fits(seat, pile, held[seat], ends, moves)
+                points.extend([None] * (len(moves) - len(points)))  # draws score nothing
                 passes = 0
-                fits = [(t, e) for e in ends if e[1] in t]
             if fits:
                 t, e = rng.choice(fits)
                 ends[ends.index(e)] = (t, t[1] if t[0] == e[1] else t[0])
@@ -570,9 +547,7 @@ class SimAustrian:
                     end = BLOCKED
             turns[seat] += 1
         pips = {seat: sum(t[0] + t[1] for t in held[seat]) for seat in order}
-        low = min(pips.values())
-        lows = [s for s in order if pips[s] == low]
-        winner = last if end == DOMINO else (lows[0] if len(lows) == 1 else None)
+        winner = last if end == DOMINO else _sim_lowest(pips, order)
         self.first, self.winner, self.last = False, winner, last
         game = {
             "hands": {seat: [str(t) for t in hands[seat]] for seat in self.seats},
@@ -581,16 +556,32 @@ class SimAustrian:
         }
         return game, points, pips, end, winner
 
+    def draw_until_fits(
+        self,
+        seat: str,
+        pile: list[Tile],
+        held: list[Tile],
+        ends: list[tuple[Tile, int]],
+        moves: list[dict[str, Any]],
+    ) -> list[tuple[Tile, tuple[Tile, int]]]:
+        """Draw from the top of ``pile`` (at most ``max_draws``) until a tile fits an end;
+        the places the last drawn tile fits (none: no more draws)."""
+        fits: list[tuple[Tile, tuple[Tile, int]]] = []
+        drawn = 0
+        max_draws = self.variant.max_draws
+        while not fits and pile and (max_draws is None or drawn < max_draws):
+            t = pile.pop(0)
+            drawn += 1
+            held.append(t)
+            moves.append({"player": seat, "draw": str(t)})
+            fits = [(t, e) for e in ends if e[1] in t]
+        return fits
+
     def game(self) -> SimulatedGame:
         game, points, _, end, winner = self.play()
         finals = {seat: 1 if seat == winner else 0 for seat in self.seats}
         return SimulatedGame(game, points, finals, end)
 
-
-# Buki and Pulle build on the classes above; importing them here registers them whenever
-# the registry imports this module.
-from matches.rules.variants import buki as _buki  # noqa: E402
-from matches.rules.variants import pulle as _pulle  # noqa: E402
 
 __all__ = [
     "AUSTRIAN_TILES",
@@ -599,6 +590,4 @@ __all__ = [
     "AustrianSession",
     "LineLayout",
     "SimAustrian",
-    "_buki",
-    "_pulle",
 ]

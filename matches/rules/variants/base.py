@@ -4,7 +4,6 @@ protocol in prose; this module is its code form.
 
 from __future__ import annotations
 
-import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -12,7 +11,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from matches.rules.errors import RecordError
-from matches.rules.record import GameRecord, Record
+from matches.rules.model import GameRecord, Record
 from matches.rules.report import (
     ZERO,
     GameReport,
@@ -21,6 +20,7 @@ from matches.rules.report import (
     best_sides,
 )
 from matches.rules.tiles import Tile
+from matches.rules.variants.hooks import Previous, Random, Seats, Teams
 
 
 @dataclass(slots=True)
@@ -88,12 +88,7 @@ class Variant(ABC):
 
     @abstractmethod
     def replay_game(
-        self,
-        record: Record,
-        game: GameRecord,
-        previous: Sequence[GameReport],
-        *,
-        partial: bool = False,
+        self, record: Record, game: GameRecord, previous: Previous, *, partial: bool = False
     ) -> GameReport:
         """Replay one game from its deal and moves. Raise ``IllegalMove`` at the first
         illegal step. With ``partial``, a record that stops before the game's end is
@@ -122,13 +117,7 @@ class Variant(ABC):
             ],
         )
 
-    def simulate(
-        self,
-        rng: random.Random,
-        seats: tuple[str, ...],
-        teams: tuple[tuple[str, ...], ...] | None,
-        games: int,
-    ) -> SimulatedSession:
+    def simulate(self, rng: Random, seats: Seats, teams: Teams, games: int) -> SimulatedSession:
         """Play ``games`` random legal games with ``rng`` (the simulator's per-variant
         hook). Must only use ``rng`` for randomness, so a seed fixes the output."""
         raise NotImplementedError(f"no simulator for {self.game!r} yet")

@@ -28,16 +28,17 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, cast
 
+from matches.rules.amounts import parse_amount
 from matches.rules.errors import IllegalMove, RecordError
-from matches.rules.record import RAISE, STAKE, GameRecord, Move, Record
+from matches.rules.model import RAISE, STAKE, GameRecord, Move, Record
 from matches.rules.report import ZERO, GameReport, SessionReport, event, money
-from matches.rules.variants import SimulatedGame, SimulatedSession, register
 from matches.rules.variants.austrian import (
     AustrianGames,
     AustrianSession,
     SimAustrian,
-    parse_amount,
 )
+from matches.rules.variants.base import SimulatedGame, SimulatedSession
+from matches.rules.variants.hooks import Random, Seats, Teams
 from matches.rules.variants.turns import Table
 
 PAYOUT = Decimal("2.5")
@@ -237,7 +238,6 @@ class BukiSession(AustrianSession):
         self.must_stake_first = winner if winner != self.banker else None
 
 
-@register
 class Buki(AustrianGames):
     game = "buki"
     fixed_block = True
@@ -279,13 +279,7 @@ class Buki(AustrianGames):
             row["winner"] = row["players"][0] in report.winners
         return report
 
-    def simulate(
-        self,
-        rng: random.Random,
-        seats: tuple[str, ...],
-        teams: tuple[tuple[str, ...], ...] | None,
-        games: int,
-    ) -> SimulatedSession:
+    def simulate(self, rng: Random, seats: Seats, teams: Teams, games: int) -> SimulatedSession:
         sim = SimBuki(self, rng, seats)
         played = [sim.game() for _ in range(games)]
         extra = {"banker": sim.banker, "stakes": {"min": money(sim.low), "max": money(sim.high)}}

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from matches.rules.errors import IllegalMove, RecordError
-from matches.rules.record import DRAW, PASS, PLAY, GameRecord, Move, Record, Scoresheet
+from matches.rules.model import DRAW, PASS, PLAY, GameRecord, Move, Record, Scoresheet
 from matches.rules.report import (
     BLOCKED,
     DOMINO,
@@ -51,8 +51,8 @@ from matches.rules.report import (
     side_rows,
 )
 from matches.rules.tiles import MAX_PIPS, Tile, double_set, heaviest
-from matches.rules.variants import SimulatedGame, SimulatedSession, Variant, register
-from matches.rules.variants.base import option_int
+from matches.rules.variants.base import SimulatedGame, SimulatedSession, Variant, option_int
+from matches.rules.variants.hooks import Previous, Random, Seats, Teams
 from matches.rules.variants.turns import stock_tile
 
 SETS = (6, 9, 12, 15, 18, 21)
@@ -80,7 +80,6 @@ def score(s: int, divisor: int) -> int:
     return s // divisor if s > 0 and s % divisor == 0 else 0
 
 
-@register
 class Fido(Variant):
     """The divisor game. See the module docstring."""
 
@@ -131,12 +130,7 @@ class Fido(Variant):
         return HAND_SIZES[self.n][max(players, 3)]
 
     def replay_game(
-        self,
-        record: Record,
-        game: GameRecord,
-        previous: Sequence[GameReport],
-        *,
-        partial: bool = False,
+        self, record: Record, game: GameRecord, previous: Previous, *, partial: bool = False
     ) -> GameReport:
         return _Replay(self, record, game).run(partial)
 
@@ -151,13 +145,7 @@ class Fido(Variant):
         }
         return _game_report([], DOMINO if result.domino else BLOCKED, players, record)
 
-    def simulate(
-        self,
-        rng: random.Random,
-        seats: tuple[str, ...],
-        teams: tuple[tuple[str, ...], ...] | None,
-        games: int,
-    ) -> SimulatedSession:
+    def simulate(self, rng: Random, seats: Seats, teams: Teams, games: int) -> SimulatedSession:
         return SimulatedSession([_simulate_game(self, rng, seats) for _ in range(games)])
 
 
@@ -260,21 +248,7 @@ class _Replay:
                 continue
             if end is not None:
                 raise self.illegal(n, player, "after-end", f"the game already ended ({end})")
-            if turn < 0:
-                if opening is None:
-                    raise self.illegal(n, player, "no-tiles", "nobody was dealt a tile")
-                opener, first = opening
-                if player != opener:
-                    raise self.illegal(
-                        n, player, "out-of-turn", f"{opener} opens the game with {first}"
-                    )
-                if mv.kind != PLAY or mv.tile != first:
-                    raise self.illegal(
-                        n, player, "wrong-opening", f"{opener} must open with {first}"
-                    )
-                turn = seats.index(opener)
-            elif player != seats[turn]:
-                raise self.illegal(n, player, "out-of-turn", f"it is {seats[turn]}'s turn")
+            turn = self.check_turn(n, player, mv, turn, opening)
 
             hand = hands[player]
             if mv.kind == PLAY:
@@ -289,19 +263,11 @@ class _Replay:
                     # out: the deficit is found now at the latest, and they must draw.
                     end = DOMINO
             elif mv.kind == DRAW:
-                can = self.playable(hand)
-                if can is not None:
-                    raise self.illegal(
-                        n, player, "draw-while-playable", f"{player} can place {can} and must play"
-                    )
+                self.check_cannot_play(n, player, hand, "draw-while-playable")
                 entries.append(draw(n, player, self.take(n, player, mv)))
                 passes = 0
             else:
-                can = self.playable(hand)
-                if can is not None:
-                    raise self.illegal(
-                        n, player, "pass-while-playable", f"{player} can place {can} and must play"
-                    )
+                self.check_cannot_play(n, player, hand, "pass-while-playable")
                 if self.stock_left:
                     raise self.illegal(
                         n,
@@ -317,9 +283,51 @@ class _Replay:
             if observe is not None:
                 observe(self)
 
+        end = self.check_end(end, partial, turn, opening)
+        return _game_report(entries, end, self.results(points), record)
+
+    def results(self, points: dict[str, int]) -> dict[str, PlayerResult]:
+        """Each seat's points, pips left in hand and game result (points minus pips)."""
+        players = {}
+        for seat in self.record.seats:
+            left = sum(t[0] + t[1] for t in self.hands[seat])
+            players[seat] = PlayerResult(points[seat], left, points[seat] - left)
+        return players
+
+    def check_cannot_play(self, n: int, player: str, hand: set[Tile], rule: str) -> None:
+        """A player who can place a tile must (RULES 3.4): ``rule`` names the refusal."""
+        can = self.playable(hand)
+        if can is not None:
+            raise self.illegal(n, player, rule, f"{player} can place {can} and must play")
+
+    def check_turn(
+        self, n: int, player: str, mv: Move, turn: int, opening: tuple[str, Tile] | None
+    ) -> int:
+        """The index of the seat to move, checked against ``player`` (the first move must be
+        the opening: RULES 3.2)."""
+        seats = self.record.seats
+        if turn >= 0:
+            if player != seats[turn]:
+                raise self.illegal(n, player, "out-of-turn", f"it is {seats[turn]}'s turn")
+            return turn
+        if opening is None:
+            raise self.illegal(n, player, "no-tiles", "nobody was dealt a tile")
+        opener, first = opening
+        if player != opener:
+            raise self.illegal(n, player, "out-of-turn", f"{opener} opens the game with {first}")
+        if mv.kind != PLAY or mv.tile != first:
+            raise self.illegal(n, player, "wrong-opening", f"{opener} must open with {first}")
+        return seats.index(opener)
+
+    def check_end(
+        self, end: str | None, partial: bool, turn: int, opening: tuple[str, Tile] | None
+    ) -> str:
+        """How the game ended; an unfinished game or a missing correction draw is illegal
+        unless ``partial``."""
         after = len(self.game.moves) + 1
         if end is None:
             if not partial:
+                seats = self.record.seats
                 who = seats[turn] if turn >= 0 else (opening[0] if opening else None)
                 raise self.illegal(
                     after,
@@ -327,21 +335,17 @@ class _Replay:
                     "unfinished",
                     f"the record stops before the game ends ({who} to move)",
                 )
-            end = UNFINISHED
-        elif not partial:
-            for seat in seats:
-                if self.owed[seat]:
+            return UNFINISHED
+        if not partial:
+            for seat, owed in self.owed.items():
+                if owed:
                     raise self.illegal(
                         after,
                         seat,
                         "correction-missing",
-                        f"{seat} was dealt {self.owed[seat]} tile(s) too few and never drew them",
+                        f"{seat} was dealt {owed} tile(s) too few and never drew them",
                     )
-        players = {}
-        for seat in seats:
-            left = sum(t[0] + t[1] for t in hands[seat])
-            players[seat] = PlayerResult(points[seat], left, points[seat] - left)
-        return _game_report(entries, end, players, record)
+        return end
 
     def place(self, n: int, player: str, mv: Move, hand: set[Tile], placements: int) -> None:
         tile = cast(Tile, mv.tile)  # a placement always names its tile
@@ -356,16 +360,7 @@ class _Replay:
                 raise self.illegal(
                     n, player, "lead-on", "the opening tile is not attached to anything"
                 )
-            if hi == lo:
-                self.ends_of[tile] = [hi, hi]
-                self.cross_of[tile] = [hi, hi]
-                self.open_count[hi] += 4
-                self.s = 2 * hi
-            else:
-                self.ends_of[tile] = [hi, lo]
-                self.open_count[hi] += 1
-                self.open_count[lo] += 1
-                self.s = hi + lo
+            self.lead(tile)
             hand.remove(tile)
             return
         if on is None:
@@ -375,8 +370,49 @@ class _Replay:
         ends = self.ends_of.get(on)
         if ends is None:
             raise self.illegal(n, player, "on-not-in-layout", f"{on} is not on the table")
-        cross = mv.facet == "cross"
-        if placements == 1 and on in self.cross_of and len(self.cross_of[on]) == 2 and not cross:
+        v = self.join(n, player, tile, on, ends, cross=mv.facet == "cross", second=placements == 1)
+        counts = self.open_count
+        counts[v] -= 1
+        if hi == lo:
+            self.ends_of[tile] = [hi, hi]
+            self.cross_of[tile] = [hi]
+            counts[hi] += 3
+            self.s += 2 * hi
+        else:
+            y = lo if hi == v else hi
+            self.ends_of[tile] = [y]
+            counts[y] += 1
+            self.s += y
+        hand.remove(tile)
+
+    def lead(self, tile: Tile) -> None:
+        """The opening tile: its open ends (a double's cross sides too) and S."""
+        hi, lo = tile
+        if hi == lo:
+            self.ends_of[tile] = [hi, hi]
+            self.cross_of[tile] = [hi, hi]
+            self.open_count[hi] += 4
+            self.s = 2 * hi
+        else:
+            self.ends_of[tile] = [hi, lo]
+            self.open_count[hi] += 1
+            self.open_count[lo] += 1
+            self.s = hi + lo
+
+    def join(
+        self,
+        n: int,
+        player: str,
+        tile: Tile,
+        on: Tile,
+        ends: list[int],
+        *,
+        cross: bool,
+        second: bool,
+    ) -> int:
+        """Take the end (or cross side) of ``on`` that ``tile`` joins; the value joined."""
+        hi, lo = tile
+        if second and on in self.cross_of and len(self.cross_of[on]) == 2 and not cross:
             # 3.2: the second tile goes on a cross side of the opening double, so that the
             # layout has three ends.
             raise self.illegal(
@@ -419,19 +455,7 @@ class _Replay:
                 )
             ends.remove(v)
             self.s -= v
-        counts = self.open_count
-        counts[v] -= 1
-        if hi == lo:
-            self.ends_of[tile] = [hi, hi]
-            self.cross_of[tile] = [hi]
-            counts[hi] += 3
-            self.s += 2 * hi
-        else:
-            y = lo if hi == v else hi
-            self.ends_of[tile] = [y]
-            counts[y] += 1
-            self.s += y
-        hand.remove(tile)
+        return v
 
     def take(self, n: int, player: str, mv: Move) -> Tile:
         """Move the drawn tile from the stock to the player's hand, checking it may be drawn."""
@@ -458,7 +482,8 @@ def _simulate_game(variant: Fido, rng: random.Random, seats: tuple[str, ...]) ->
 
     Deliberately written apart from ``_Replay``: the layout is a flat list of open slots
     ``(tile, value, is_cross)`` and S is recomputed from it, so that replaying the output
-    checks the engine against a second implementation rather than against itself.
+    checks the engine against a second implementation rather than against itself (its
+    helpers below are the simulator's own).
     """
     deck = sorted(variant.tiles)
     rng.shuffle(deck)
@@ -467,23 +492,11 @@ def _simulate_game(variant: Fido, rng: random.Random, seats: tuple[str, ...]) ->
     stock = deck[len(seats) * size :]
     held = {seat: list(h) for seat, h in hands.items()}
 
-    doubles = [(t, seat) for seat in seats for t in held[seat] if t.is_double]
-    if doubles:
-        first, opener = max(doubles)
-    else:
-        pool = [(t[0] + t[1], t[0], t, seat) for seat in seats for t in held[seat]]
-        _, _, first, opener = max(pool)
-    slots: list[tuple[Tile, int, bool]]
-    if first.is_double:
-        v = first[0]
-        slots = [(first, v, False), (first, v, False), (first, v, True), (first, v, True)]
-    else:
-        slots = [(first, first[0], False), (first, first[1], False)]
+    first, opener, slots = _sim_opening(held, seats)
     held[opener].remove(first)
     moves: list[dict[str, Any]] = [{"player": opener, "tile": str(first)}]
-    s = sum(val for _, val, is_cross in slots if not is_cross)
     points = dict.fromkeys(seats, 0)
-    gained = s // variant.divisor if s > 0 and s % variant.divisor == 0 else 0
+    gained = _sim_score(variant, slots)
     points[opener] += gained
     move_points: list[int | None] = [gained]
     turn = (seats.index(opener) + 1) % len(seats)
@@ -498,19 +511,9 @@ def _simulate_game(variant: Fido, rng: random.Random, seats: tuple[str, ...]) ->
             # Favour a scoring placement now and then, like a player would.
             scoring = [o for o in options if _sim_gain(variant, slots, *o)]
             tile, slot = rng.choice(scoring if scoring and rng.random() < 0.6 else options)
-            slots.remove(slot)
-            on, val, is_cross = slot
-            if tile.is_double:
-                slots += [(tile, val, False), (tile, val, False), (tile, val, True)]
-            else:
-                slots.append((tile, tile.other(val), False))
             held[seat].remove(tile)
-            move: dict[str, Any] = {"player": seat, "tile": str(tile), "on": str(on)}
-            if on.is_double:
-                move["facet"] = "cross" if is_cross else "end"
-            moves.append(move)
-            s = sum(val for _, val, c in slots if not c)
-            gained = s // variant.divisor if s > 0 and s % variant.divisor == 0 else 0
+            moves.append(_sim_place(slots, seat, tile, slot))
+            gained = _sim_score(variant, slots)
             points[seat] += gained
             move_points.append(gained)
             passes = 0
@@ -531,12 +534,56 @@ def _simulate_game(variant: Fido, rng: random.Random, seats: tuple[str, ...]) ->
                 end = BLOCKED
         turn = (turn + 1) % len(seats)
     finals = {seat: points[seat] - sum(t[0] + t[1] for t in held[seat]) for seat in seats}
-    game = {
-        "hands": {seat: [str(t) for t in h] for seat, h in hands.items()},
-        "stock": [str(t) for t in deck[len(seats) * size :]],
-        "moves": moves,
-    }
-    return SimulatedGame(game, move_points, finals, end)
+    game = {"hands": _sim_texts(hands), "stock": [str(t) for t in deck[len(seats) * size :]]}
+    return SimulatedGame({**game, "moves": moves}, move_points, finals, end)
+
+
+def _sim_texts(hands: dict[str, list[Tile]]) -> dict[str, list[str]]:
+    return {seat: [str(t) for t in h] for seat, h in hands.items()}
+
+
+def _sim_opening(
+    held: dict[str, list[Tile]], seats: tuple[str, ...]
+) -> tuple[Tile, str, list[tuple[Tile, int, bool]]]:
+    """The opening tile (the highest double, else the heaviest tile), its holder, and the
+    open slots it leaves: four (two ends, two cross sides) for a double, else two."""
+    doubles = [(t, seat) for seat in seats for t in held[seat] if t.is_double]
+    if doubles:
+        first, opener = max(doubles)
+    else:
+        pool = [(t[0] + t[1], t[0], t, seat) for seat in seats for t in held[seat]]
+        _, _, first, opener = max(pool)
+    if first.is_double:
+        v = first[0]
+        return (
+            first,
+            opener,
+            [(first, v, False), (first, v, False), (first, v, True), (first, v, True)],
+        )
+    return first, opener, [(first, first[0], False), (first, first[1], False)]
+
+
+def _sim_place(
+    slots: list[tuple[Tile, int, bool]], seat: str, tile: Tile, slot: tuple[Tile, int, bool]
+) -> dict[str, Any]:
+    """Place ``tile`` on ``slot`` (its slots replace that one); the record's move."""
+    slots.remove(slot)
+    on, val, is_cross = slot
+    if tile.is_double:
+        slots += [(tile, val, False), (tile, val, False), (tile, val, True)]
+    else:
+        slots.append((tile, tile.other(val), False))
+    move: dict[str, Any] = {"player": seat, "tile": str(tile), "on": str(on)}
+    if on.is_double:
+        move["facet"] = "cross" if is_cross else "end"
+    return move
+
+
+def _sim_score(variant: Fido, slots: list[tuple[Tile, int, bool]]) -> int:
+    """The points of the placement that left these slots: S (the open ends, cross sides
+    not counted) divided by the divisor when it divides S."""
+    s = sum(val for _, val, is_cross in slots if not is_cross)
+    return s // variant.divisor if s > 0 and s % variant.divisor == 0 else 0
 
 
 def _sim_gain(variant: Fido, slots: list[tuple[Tile, int, bool]], tile: Tile, slot: Any) -> int:
@@ -548,15 +595,14 @@ def _sim_gain(variant: Fido, slots: list[tuple[Tile, int, bool]], tile: Tile, sl
     return s // variant.divisor if s > 0 and s % variant.divisor == 0 else 0
 
 
-def layout(data: Mapping[str, Any], *, game: int = 0) -> tuple[list[int], list[int]]:
-    """E and X (each sorted high to low) after the moves of one game of a FIDO record.
+def layout(record: Record, *, game: int = 0) -> tuple[list[int], list[int]]:
+    """E and X (each sorted high to low) after the moves of one game of a loaded FIDO record
+    (:func:`matches.rules.record.load`; this module does not import the loader, which
+    imports the registry, which imports this module).
 
     For tests and tools that want the scorer's view rather than the sum S; the game is
     replayed with ``partial`` so a record may stop anywhere.
     """
-    from matches.rules.record import load  # the loader imports the registry, so not at the top
-
-    record = load(data)
     if not isinstance(record.variant, Fido):
         raise RecordError("variant.game", "layout() reads FIDO records only")
     state = _Replay(record.variant, record, record.games[game])
@@ -578,11 +624,9 @@ class Snapshot:
     count: int
 
 
-def snapshots(data: Mapping[str, Any], *, game: int = 0) -> list[Snapshot]:
-    """One ``Snapshot`` per move of one game of a FIDO record (replayed with ``partial``)."""
-    from matches.rules.record import load  # the loader imports the registry, so not at the top
-
-    record = load(data)
+def snapshots(record: Record, *, game: int = 0) -> list[Snapshot]:
+    """One ``Snapshot`` per move of one game of a loaded FIDO record (replayed with
+    ``partial``)."""
     if not isinstance(record.variant, Fido):
         raise RecordError("variant.game", "snapshots() reads FIDO records only")
     seen: list[Snapshot] = []

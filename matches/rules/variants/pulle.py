@@ -27,16 +27,17 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from matches.rules.amounts import parse_amount
 from matches.rules.errors import IllegalMove, RecordError
-from matches.rules.record import GameRecord, Record
+from matches.rules.model import GameRecord, Record
 from matches.rules.report import BLOCKED, ZERO, GameReport, SessionReport, money
-from matches.rules.variants import SimulatedGame, SimulatedSession, register
 from matches.rules.variants.austrian import (
     AustrianGames,
     AustrianSession,
     SimAustrian,
-    parse_amount,
 )
+from matches.rules.variants.base import SimulatedGame, SimulatedSession
+from matches.rules.variants.hooks import Random, Seats, Teams
 
 ELIMINATION_ABOVE = 100
 
@@ -245,7 +246,6 @@ class PulleReplay(AustrianSession):
         report.extra["pulle"] = state
 
 
-@register
 class Pulle(AustrianGames):
     game = "pulle"
     fixed_block = True
@@ -293,13 +293,7 @@ class Pulle(AustrianGames):
         report.extra["alive"] = state.get("alive", list(record.seats))
         return report
 
-    def simulate(
-        self,
-        rng: random.Random,
-        seats: tuple[str, ...],
-        teams: tuple[tuple[str, ...], ...] | None,
-        games: int,
-    ) -> SimulatedSession:
+    def simulate(self, rng: Random, seats: Seats, teams: Teams, games: int) -> SimulatedSession:
         sim = SimPulle(self, rng, seats)
         played = []
         for _ in range(games):

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Protocol, cast
 
 from matches.rules.errors import IllegalMove
-from matches.rules.record import GameRecord, Move
+from matches.rules.model import GameRecord, Move
 from matches.rules.report import BLOCKED, DOMINO
 from matches.rules.tiles import Tile
 
@@ -193,15 +193,7 @@ class Table:
             )
         if not self.draws:
             raise self.illegal(n, player, "no-draw", "a block game has no drawing: pass")
-        if self.must_play is not None:
-            raise self.illegal(
-                n, player, "must-play-drawn", f"{player} must place the drawn {self.must_play}"
-            )
-        can = self.playable_in(player)
-        if can is not None:
-            raise self.illegal(
-                n, player, "draw-while-playable", f"{player} can place {can} and must play"
-            )
+        self.check_must_play(n, player, "draw-while-playable")
         if self.stock_left <= self.keep:
             left = "empty" if not self.stock_left else f"down to the {self.keep} kept tile(s)"
             raise self.illegal(n, player, "stock-empty", f"the stock is {left}: pass")
@@ -218,17 +210,20 @@ class Table:
             self.must_play = tile
         return tile
 
-    def pass_(self, n: int, mv: Move) -> None:
-        player = cast(str, mv.player)
+    def check_must_play(self, n: int, player: str, rule: str) -> None:
+        """A drawn playable tile must be placed; so must any playable tile (``rule`` names
+        the refusal of drawing or passing instead)."""
         if self.must_play is not None:
             raise self.illegal(
                 n, player, "must-play-drawn", f"{player} must place the drawn {self.must_play}"
             )
         can = self.playable_in(player)
         if can is not None:
-            raise self.illegal(
-                n, player, "pass-while-playable", f"{player} can place {can} and must play"
-            )
+            raise self.illegal(n, player, rule, f"{player} can place {can} and must play")
+
+    def pass_(self, n: int, mv: Move) -> None:
+        player = cast(str, mv.player)
+        self.check_must_play(n, player, "pass-while-playable")
         if self.can_draw():
             raise self.illegal(
                 n,

@@ -97,20 +97,22 @@ def api() -> APIClient:
     return APIClient()
 
 
-@pytest.fixture
-def as_secretary(secretary: Any) -> Iterator[APIClient]:
+def _client_of(user: Any) -> Iterator[APIClient]:
+    """An API client authenticated as ``user`` for the test's duration."""
     client = APIClient()
-    client.force_authenticate(secretary)
+    client.force_authenticate(user)
     yield client
     client.force_authenticate(None)
+
+
+@pytest.fixture
+def as_secretary(secretary: Any) -> Iterator[APIClient]:
+    yield from _client_of(secretary)
 
 
 @pytest.fixture
 def as_admin(admin: Any) -> Iterator[APIClient]:
-    client = APIClient()
-    client.force_authenticate(admin)
-    yield client
-    client.force_authenticate(None)
+    yield from _client_of(admin)
 
 
 @pytest.fixture

@@ -116,7 +116,7 @@ def test_a_server_error_is_not_stored(as_secretary, table, monkeypatch):
     def broken(**kwargs):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(services, "matches_submit", broken)
+    monkeypatch.setattr(services, "match_batch_submit", broken)
     as_secretary.raise_request_exception = False
 
     response = post(as_secretary, table(), key="k-500")
@@ -127,14 +127,14 @@ def test_a_server_error_is_not_stored(as_secretary, table, monkeypatch):
 
 def _slow_submit(monkeypatch, seconds=0.4):
     """Keep the first request inside its transaction long enough for the twin to arrive."""
-    real = services.matches_submit
+    real = services.match_batch_submit
 
     def slow(**kwargs):
         outcome = real(**kwargs)
         time.sleep(seconds)
         return outcome
 
-    monkeypatch.setattr(services, "matches_submit", slow)
+    monkeypatch.setattr(services, "match_batch_submit", slow)
 
 
 def _slow_store(monkeypatch, seconds=0.4):

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from drf_spectacular.validation import validate_schema
 
-pytestmark = pytest.mark.django_db
+from tests.processes import run_python
 
-ROOT = Path(__file__).resolve().parents[3]
+pytestmark = pytest.mark.django_db
 
 
 def test_the_schema_is_valid_and_has_the_endpoints(api):
@@ -39,15 +36,7 @@ def test_the_schema_is_valid_and_has_the_endpoints(api):
 def test_the_schema_generates_without_warnings(tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     env["FIDO_VAR_DIR"] = str(tmp_path)
-    result = subprocess.run(
-        [sys.executable, "manage.py", "spectacular", "--validate", "--fail-on-warn"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run_python("manage.py", "spectacular", "--validate", "--fail-on-warn", env=env)
     assert result.returncode == 0, result.stderr[-3000:]
 
 

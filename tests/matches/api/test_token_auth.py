@@ -10,6 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 
+from matches.apis.auth import ApiToken, FastTokenAuthentication
+from matches.selectors import secretary_clubs
 from tests.matches.api.conftest import counts, errors_at
 from tests.matches.factories import ClubFactory, SecretaryFactory, UserFactory
 
@@ -81,3 +83,17 @@ def test_an_unknown_token_is_401_in_the_callers_language(api, table):
 
     assert response.status_code == 401
     assert response.json()["errors"][0]["message"] == "Ungültiges Token."
+
+
+def test_the_clubs_travel_as_an_explicit_object_not_on_the_user(club, secretary):
+    second = ClubFactory(club_id="CLUB-2ND")
+    SecretaryFactory(user=secretary, club=second)
+    key = Token.objects.create(user=secretary).key
+
+    user, auth = FastTokenAuthentication().authenticate_credentials(key)
+
+    assert isinstance(auth, ApiToken) and auth.key == key
+    assert auth.clubs.user_id == user.pk == secretary.pk
+    assert [c.club_id for c in auth.clubs.clubs] == sorted([club.club_id, "CLUB-2ND"])
+    assert auth.clubs == secretary_clubs(user=secretary)  # what a session login reads
+    assert not any("club" in name for name in vars(user))  # nothing stashed on the user

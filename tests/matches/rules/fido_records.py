@@ -2,6 +2,10 @@
 
 from typing import Any
 
+from .moves import draw, pass_, play
+
+__all__ = ["BLOCKED_GAME", "DOMINO_GAME", "SECTION_2_EXAMPLE", "draw", "pass_", "play", "record"]
+
 # RULES.md section 2, verbatim.
 SECTION_2_EXAMPLE: dict[str, Any] = {
     "format": "fido-game-record/1",
@@ -48,26 +52,6 @@ def record(
     if teams is not None:
         data["teams"] = teams
     return data
-
-
-def play(player: str, tile: str, on: str | None = None, facet: str | None = None) -> dict:
-    move: dict[str, Any] = {"player": player, "tile": tile}
-    if on is not None:
-        move["on"] = on
-    if facet is not None:
-        move["facet"] = facet
-    return move
-
-
-def draw(player: str, tile: str | bool = True, *, correction: bool = False) -> dict:
-    move: dict[str, Any] = {"player": player, "draw": tile}
-    if correction:
-        move["correction"] = True
-    return move
-
-
-def pass_(player: str) -> dict:
-    return {"player": player, "pass": True}
 
 
 # A complete double-6 game for two players, all 28 tiles dealt, blocked after ten

@@ -18,6 +18,8 @@ from matches.rules.variants.allfives import (
     round_to_five,
 )
 
+from .moves import draw, pass_, play, refused
+
 
 def muggins() -> FivesLayout:
     return FivesLayout(every_double_spins=False)
@@ -218,23 +220,6 @@ def test_losers_subtract_each_their_own_rounded_pips() -> None:
 # -- full replays --------------------------------------------------------------------------
 
 
-def play(player: str, tile: str, on: str | None = None, facet: str | None = None) -> dict[str, Any]:
-    move: dict[str, Any] = {"player": player, "tile": tile}
-    if on is not None:
-        move["on"] = on
-    if facet is not None:
-        move["facet"] = facet
-    return move
-
-
-def draw(player: str, tile: str | bool = True) -> dict[str, Any]:
-    return {"player": player, "draw": tile}
-
-
-def pass_(player: str) -> dict[str, Any]:
-    return {"player": player, "pass": True}
-
-
 def record(
     hands: dict[str, list[str]],
     moves: list[dict[str, Any]],
@@ -256,12 +241,6 @@ def record(
     if teams is not None:
         data["teams"] = teams
     return data
-
-
-def refused(data: dict[str, Any]) -> tuple[int, str | None, str]:
-    with pytest.raises(IllegalMove) as caught:
-        replay(data, partial=True)
-    return caught.value.move, caught.value.player, caught.value.rule
 
 
 # A two-player Muggins hand of seven tiles each, worked out by hand: A dominoes at move 13.

@@ -17,6 +17,9 @@ from matches.rules.variants.austrian import (
     heaviest_key,
 )
 
+from .moves import draw, pass_, play, refused
+from .trail import trail_game
+
 
 def test_set_is_double_eight_without_doubles() -> None:
     assert len(AUSTRIAN_TILES) == 36
@@ -79,52 +82,8 @@ def test_winner_domino_then_fewest_pips_then_nobody() -> None:
 # -- full replays --------------------------------------------------------------------------
 
 
-def play(player: str, tile: str, on: str | None = None, facet: str | None = None) -> dict[str, Any]:
-    move: dict[str, Any] = {"player": player, "tile": tile}
-    if on is not None:
-        move["on"] = on
-    if facet is not None:
-        move["facet"] = facet
-    return move
-
-
-def draw(player: str, tile: str | bool = True) -> dict[str, Any]:
-    return {"player": player, "draw": tile}
-
-
-def pass_(player: str) -> dict[str, Any]:
-    return {"player": player, "pass": True}
-
-
-def refused(data: dict[str, Any]) -> tuple[int, str | None, str]:
-    with pytest.raises(IllegalMove) as caught:
-        replay(data, partial=True)
-    return caught.value.move, caught.value.player, caught.value.rule
-
-
-# A trail of 25 tiles, each placed on the one before at the growing end; the other end
-# keeps the 8 of the lead 8-7. Four players in turn lay it down, A placing every fourth.
-TRAIL = [
-    "8-7", "7-6", "8-6", "8-5", "7-5", "7-4", "8-4", "8-3", "7-3", "7-2", "8-2", "8-1", "7-1",
-    "7-0", "6-0", "6-5", "5-4", "6-4", "6-3", "5-3", "5-2", "6-2", "6-1", "5-1", "5-0",
-]  # fmt: skip
 TRAIL_COUNTS = [15, 14, 16, 13, 15, 12, 16, 11, 15, 10, 16, 9, 15, 8, 14, 13, 12, 14, 11, 13,
                 10, 14, 9, 13, 8]  # fmt: skip
-# The tile each of B, C, D keeps when A plays out: 4-3 (7 pips), 2-1 (3), 4-0 (4).
-EXTRA = {"B": "4-3", "C": "2-1", "D": "4-0"}
-
-
-def trail_game(length: int = 25) -> tuple[dict[str, list[str]], list[dict[str, Any]]]:
-    """The deal and moves of a four-player game along TRAIL[:length]; A plays out."""
-    seats = "ABCD"
-    hands: dict[str, list[str]] = {s: [] for s in seats}
-    moves = []
-    for i, tile in enumerate(TRAIL[:length]):
-        hands[seats[i % 4]].append(tile)
-        moves.append(play(seats[i % 4], tile, TRAIL[i - 1] if i else None))
-    for seat, tile in EXTRA.items():
-        hands[seat].append(tile)
-    return hands, moves
 
 
 def record(

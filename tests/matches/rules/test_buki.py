@@ -11,6 +11,9 @@ import pytest
 from matches.rules import IllegalMove, RecordError, replay
 from matches.rules.variants.buki import BukiTable, StakeError, settle
 
+from .moves import changed
+from .trail import trail_game
+
 
 def example_table() -> BukiTable:
     # RULES.md 5.1: min 2, max 6; A stakes 4, B 2, C 6; D is the banker.
@@ -162,21 +165,9 @@ def test_settlement_is_exact_decimal_and_sums_to_zero() -> None:
 
 # -- sessions replayed through the engine --------------------------------------------------
 
-# The 21-tile trail of test_austrian: A leads 8-7 and plays out at the 21st placement.
-TRAIL = [
-    "8-7", "7-6", "8-6", "8-5", "7-5", "7-4", "8-4", "8-3", "7-3", "7-2", "8-2", "8-1", "7-1",
-    "7-0", "6-0", "6-5", "5-4", "6-4", "6-3", "5-3", "5-2",
-]  # fmt: skip
-HANDS = {
-    "A": TRAIL[0::4],
-    "B": [*TRAIL[1::4], "4-3"],
-    "C": [*TRAIL[2::4], "2-1"],
-    "D": [*TRAIL[3::4], "4-0"],
-}
-TILES = [
-    {"player": "ABCD"[i % 4], "tile": t, **({"on": TRAIL[i - 1]} if i else {})}
-    for i, t in enumerate(TRAIL)
-]
+# The first 21 tiles of the Austrian trail (trail.py): A leads 8-7 and plays out at the
+# 21st placement.
+HANDS, TILES = trail_game(21)
 STAKES = [
     {"player": "A", "stake": "4"},
     {"player": "B", "stake": "2"},
@@ -375,14 +366,8 @@ def test_session_ledger_sums_to_zero_and_winners_are_ahead_on_money() -> None:
     ],
 )
 def test_record_checks(change: dict[str, Any], path: str) -> None:
-    data = buki(won_by("A"))
-    for key, value in change.items():
-        if value is None:
-            del data[key]
-        else:
-            data[key] = value
     with pytest.raises(RecordError) as caught:
-        replay(data)
+        replay(changed(buki(won_by("A")), change))
     assert caught.value.path == path
 
 

@@ -4,6 +4,7 @@ and the section 2 example record."""
 import pytest
 
 from matches.rules import IllegalMove, replay
+from matches.rules.record import load
 from matches.rules.variants.fido import layout
 
 from .fido_records import SECTION_2_EXAMPLE, play, record
@@ -28,7 +29,7 @@ def _last(moves, hands=None):
     data = record(hands or _hands(), moves)
     report = replay(data, partial=True)
     entry = report["games"][0]["moves"][-1]
-    return entry["count"], entry["points"], layout(data)
+    return entry["count"], entry["points"], layout(load(data))
 
 
 OPEN = [play("A", "18-18")]

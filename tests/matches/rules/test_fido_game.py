@@ -6,6 +6,7 @@ import copy
 import pytest
 
 from matches.rules import IllegalMove, RecordError, replay
+from matches.rules.record import load
 from matches.rules.variants.fido import HAND_SIZES, Fido, default_divisor, layout, score
 
 from .fido_records import BLOCKED_GAME, DOMINO_GAME, draw, play, record
@@ -57,7 +58,7 @@ def test_blocked_game_report():
         "B": {"points": 10, "pips_left": 44, "final": -34},
     }
     assert game["winners"] == ["A"]
-    assert layout(BLOCKED_GAME) == ([6, 6, 6], [6])
+    assert layout(load(BLOCKED_GAME)) == ([6, 6, 6], [6])
 
 
 def test_equal_finals_share_the_win():
@@ -172,10 +173,10 @@ def test_opening_without_doubles_uses_the_heaviest_tile():
         "count": 9,
         "points": 3,
     }
-    assert layout(data) == ([6, 3], [])
+    assert layout(load(data)) == ([6, 3], [])
     # Without doubles the second tile simply joins an end.
     data["moves"].append(play("A", "5-3", "6-3"))
-    assert layout(data) == ([6, 5], [])
+    assert layout(load(data)) == ([6, 5], [])
 
 
 def test_heaviest_tile_tie_goes_to_the_higher_top_end():

@@ -3,7 +3,6 @@ tiles are conserved, the replay reproduces the simulator, and money ledgers sum 
 
 from __future__ import annotations
 
-from collections import Counter
 from decimal import Decimal
 from typing import Any
 
@@ -12,7 +11,9 @@ from hypothesis import strategies as st
 
 from matches.rules import replay
 from matches.rules.simulate import Simulation, simulate
-from matches.rules.tiles import Tile, austrian_set
+from matches.rules.tiles import austrian_set
+
+from .properties import assert_replay_matches_simulation, assert_tiles_conserved
 
 
 @st.composite
@@ -39,48 +40,22 @@ def money_sessions(draw: st.DrawFn, game: str) -> Simulation:
 any_session = st.one_of(austrian_sessions(), money_sessions("buki"), money_sessions("pulle"))
 
 
-def games_of(record: dict[str, Any]) -> list[dict[str, Any]]:
-    games: list[dict[str, Any]] = record.get("games", [record])
-    return games
-
-
 @settings(max_examples=100, deadline=None)
 @given(any_session)
 def test_tiles_are_conserved(sim: Simulation) -> None:
-    report = replay(sim.record)
-    full = austrian_set()
-    for dealt, played in zip(games_of(sim.record), report["games"], strict=True):
-        hands = {p: Counter(Tile.parse(t) for t in h) for p, h in dealt["hands"].items()}
-        stock = [Tile.parse(t) for t in dealt["stock"]]
-        assert sorted([*(t for h in hands.values() for t in h), *stock]) == sorted(full)
-        table: list[Tile] = []
-        for entry in played["moves"]:
-            if "tile" in entry:
-                tile = Tile.parse(entry["tile"])
-                assert hands[entry["player"]][tile] == 1
-                hands[entry["player"]][tile] -= 1
-                table.append(tile)
-            elif "draw" in entry:
-                assert sim.record["variant"].get("mode") == "draw"  # only draw games draw
-                tile = Tile.parse(entry["draw"])
-                assert tile == stock.pop(0)
-                hands[entry["player"]][tile] += 1
-        left = {p: [t for t, k in h.items() for _ in range(k)] for p, h in hands.items()}
-        assert len(table) == len(set(table))
-        assert sorted([*table, *(t for h in left.values() for t in h), *stock]) == sorted(full)
-        for player, result in played["players"].items():
-            assert result["pips_left"] == sum(t.pips for t in left[player])
+    assert_tiles_conserved(
+        sim.record,
+        replay(sim.record),
+        austrian_set(),
+        may_draw=sim.record["variant"].get("mode") == "draw",
+    )
 
 
 @settings(max_examples=100, deadline=None)
 @given(any_session)
 def test_replay_reproduces_the_simulator(sim: Simulation) -> None:
     report = replay(sim.record)
-    assert len(report["games"]) == len(sim.games)
-    for expected, got in zip(sim.games, report["games"], strict=True):
-        assert [m.get("points") for m in got["moves"]] == expected.move_points
-        assert {p: r["final"] for p, r in got["players"].items()} == expected.finals
-        assert got["end"] == expected.end
+    assert_replay_matches_simulation(sim, report)
     if sim.money is not None:
         ledger = {p: Decimal(r["money"]) for p, r in report["session"]["players"].items()}
         for name, row in report["session"].get("spectators", {}).items():

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matches.rules import replay
+from matches.rules.record import load
 from matches.rules.simulate import simulate
 from matches.rules.tiles import double_set
 from matches.rules.variants.fido import DIVISORS, HAND_SIZES, SETS, snapshots
@@ -34,7 +35,7 @@ def fido_games(draw, max_games: int = 1):
 def test_tiles_are_conserved_after_every_move(sim):
     n = sim.record["variant"]["set"]
     full = double_set(n)
-    shots = snapshots(sim.record)
+    shots = snapshots(load(sim.record))
     assert len(shots) == len(sim.record["moves"])
     for shot in shots:
         in_hands = [t for h in shot.hands.values() for t in h]

@@ -16,6 +16,9 @@ from matches.rules.variants.pulle import (
     buy_back_score,
 )
 
+from .moves import changed
+from .trail import trail_game
+
 SEATS = ("A", "B", "C", "D")
 
 
@@ -181,22 +184,9 @@ def test_last_player_alive_takes_the_pool() -> None:
 
 # -- sessions replayed through the engine --------------------------------------------------
 
-# The 25-tile trail of test_austrian: A leads 8-7 and plays out at the 25th placement;
+# The 25-tile Austrian trail (trail.py): A leads 8-7 and plays out at the 25th placement;
 # B keeps 4-3 (7 pips), C 2-1 (3), D 4-0 (4).
-TRAIL = [
-    "8-7", "7-6", "8-6", "8-5", "7-5", "7-4", "8-4", "8-3", "7-3", "7-2", "8-2", "8-1", "7-1",
-    "7-0", "6-0", "6-5", "5-4", "6-4", "6-3", "5-3", "5-2", "6-2", "6-1", "5-1", "5-0",
-]  # fmt: skip
-HANDS = {
-    "A": TRAIL[0::4],
-    "B": [*TRAIL[1::4], "4-3"],
-    "C": [*TRAIL[2::4], "2-1"],
-    "D": [*TRAIL[3::4], "4-0"],
-}
-TILES = [
-    {"player": "ABCD"[i % 4], "tile": t, **({"on": TRAIL[i - 1]} if i else {})}
-    for i, t in enumerate(TRAIL)
-]
+HANDS, TILES = trail_game(25)
 
 
 def pulle(*games: dict[str, Any], per_game: str | None = None) -> dict[str, Any]:
@@ -386,14 +376,8 @@ def test_last_player_alive_takes_the_pool_and_the_session_ends() -> None:
     ],
 )
 def test_record_checks(change: dict[str, Any], path: str) -> None:
-    data = pulle(sheet({"A": 0, "B": 1, "C": 2, "D": 3}, domino="A"))
-    for key, value in change.items():
-        if value is None:
-            del data[key]
-        else:
-            data[key] = value
     with pytest.raises(RecordError) as caught:
-        replay(data)
+        replay(changed(pulle(sheet({"A": 0, "B": 1, "C": 2, "D": 3}, domino="A")), change))
     assert caught.value.path == path
 
 

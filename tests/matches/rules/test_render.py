@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 from matches.rules import render
 from matches.rules.engine import replay_record
 from matches.rules.record import load
+from matches.rules.registry import REGISTRY
 from matches.rules.simulate import simulate
-from matches.rules.variants import REGISTRY
 
 # (game, players, simulator options): every registered variant, FIDO on small and big sets.
 TABLES = [

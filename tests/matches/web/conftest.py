@@ -20,6 +20,17 @@ BERLIN = ZoneInfo("Europe/Berlin")
 NOW = dt.datetime(2026, 3, 20, 12, 0, tzinfo=BERLIN)
 
 
+def form_fields(sides: list[tuple[str, str]], **fields: str | None) -> dict[str, str]:
+    """The match form's fields: a FIDO club match of 2026-03-14 with these (players, score)
+    sides, and ``fields`` on top (None: the field left out)."""
+    data: dict[str, str | None] = {"date": "2026-03-14", "discipline": "fido", "category": "club"}
+    for i, (players, score) in enumerate(sides):
+        data[f"sides-{i}-players"] = players
+        data[f"sides-{i}-score"] = score
+    data.update(fields)
+    return {k: v for k, v in data.items() if v is not None}
+
+
 def counts() -> dict[str, int]:
     """Rows of every table a submission writes to (to assert that nothing was stored)."""
     return {

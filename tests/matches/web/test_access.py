@@ -9,7 +9,7 @@ from matches.models import Match
 from matches.services import match_submit
 from tests.matches.factories import AdminFactory, SecretaryFactory, UserFactory, match_payload
 
-from .conftest import NOW, text
+from .conftest import NOW, form_fields, text
 
 pytestmark = pytest.mark.django_db
 
@@ -40,17 +40,7 @@ def test_a_user_who_is_no_secretary_cannot_post_either(client: Client, club, pla
     client.force_login(UserFactory(username="reader"))
     response = client.post(
         "/secretary/submit/",
-        {
-            "club": club.club_id,
-            "date": "2026-03-14",
-            "discipline": "fido",
-            "category": "club",
-            "external_id": "x1",
-            "sides-0-players": "P-000001",
-            "sides-0-score": "3",
-            "sides-1-players": "P-000002",
-            "sides-1-score": "1",
-        },
+        _table_of_two(club.club_id),
     )
     assert response.status_code == 403
     assert not Match.objects.exists()
@@ -102,17 +92,7 @@ def test_a_secretary_cannot_submit_for_another_club(
 ) -> None:
     response = sec_client.post(
         "/secretary/submit/",
-        {
-            "club": other_club.club_id,
-            "date": "2026-03-14",
-            "discipline": "fido",
-            "category": "club",
-            "external_id": "x1",
-            "sides-0-players": "P-000001",
-            "sides-0-score": "3",
-            "sides-1-players": "P-000002",
-            "sides-1-score": "1",
-        },
+        _table_of_two(other_club.club_id),
     )
     assert response.status_code == 400
     assert "your own clubs only" in text(response.content.decode())
@@ -141,3 +121,9 @@ def test_an_admin_sees_every_club(client: Client, club, other_club, players, set
     html = client.get("/secretary/").content.decode()
     assert "mine-1" in html and "theirs-1" in html
     assert 'name="club"' in html  # the club filter
+
+
+def _table_of_two(club_id: str) -> dict[str, str]:
+    """The submit form's fields for a table of two of ``club_id``."""
+    sides = [("P-000001", "3"), ("P-000002", "1")]
+    return form_fields(sides, club=club_id, external_id="x1")

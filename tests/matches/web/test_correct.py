@@ -12,7 +12,7 @@ from matches.models import Channel, Match, MatchEvent
 from matches.services import match_submit
 from tests.matches.factories import AdminFactory, match_payload
 
-from .conftest import BERLIN, NOW, counts, error_of, text
+from .conftest import BERLIN, NOW, counts, error_of, form_fields, text
 
 pytestmark = pytest.mark.django_db
 
@@ -26,18 +26,11 @@ def stored(club, players) -> Match:
 
 
 def corrected(**overrides: Any) -> dict[str, Any]:
-    data = {
-        "date": "2026-03-14",
-        "discipline": "fido",
-        "category": "club",
-        "sides-0-players": "P-000001, P-000005",
-        "sides-0-score": "57",
-        "sides-1-players": "P-000002",
-        "sides-1-score": "13",
-        "reason": "typo in the second score",
-    }
-    data.update(overrides)
-    return data
+    return form_fields(
+        [("P-000001, P-000005", "57"), ("P-000002", "13")],
+        reason="typo in the second score",
+        **overrides,
+    )
 
 
 def test_the_form_is_prefilled_from_the_stored_match(sec_client: Client, stored: Match) -> None:

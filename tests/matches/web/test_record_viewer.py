@@ -21,6 +21,7 @@ from django.test import Client
 from django.urls import reverse
 
 from matches import services
+from matches.apis.records import EXAMPLE_RECORD
 from matches.models import Channel, Match
 from matches.rules.engine import replay
 from matches.rules.simulate import simulate
@@ -37,24 +38,7 @@ def text(html: str) -> str:
 
 
 # RULES.md section 2 style: a three-player double-6 game that ends with A's last tile.
-RECORD: dict[str, Any] = {
-    "format": "fido-game-record/1",
-    "variant": {"game": "fido", "set": 6, "hand_size": 2},
-    "seats": ["A", "B", "C"],
-    "hands": {"A": ["6-6", "1-0"], "B": ["6-3", "2-2"], "C": ["6-5", "4-0"]},
-    "moves": [
-        {"player": "A", "tile": "6-6"},
-        {"player": "B", "tile": "6-3", "on": "6-6", "facet": "cross"},
-        {"player": "C", "tile": "6-5", "on": "6-6", "facet": "cross"},
-        {"player": "A", "draw": "5-1"},
-        {"player": "B", "draw": "3-2"},
-        {"player": "C", "draw": "4-3"},
-        {"player": "A", "tile": "5-1", "on": "6-5"},
-        {"player": "B", "tile": "3-2", "on": "6-3"},
-        {"player": "C", "draw": "2-0"},
-        {"player": "A", "tile": "1-0", "on": "5-1"},
-    ],
-}
+RECORD: dict[str, Any] = EXAMPLE_RECORD
 
 
 def tiles_in_svg(html: str) -> list[Counter[str]]:

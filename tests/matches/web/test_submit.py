@@ -12,29 +12,15 @@ from matches.models import Channel, Match, Submission
 from matches.services import match_submit
 from tests.matches.factories import match_payload
 
-from .conftest import BERLIN, NOW, counts, error_of, text
+from .conftest import BERLIN, NOW, counts, error_of, form_fields, text
 
 pytestmark = pytest.mark.django_db
 
 
 def form(**overrides: Any) -> dict[str, Any]:
-    data = {
-        "club": "CLUB-7",
-        "date": "2026-03-14",
-        "discipline": "fido",
-        "category": "club",
-        "external_id": "CLUB-7/2026-03-14/t1",
-        "sides-0-players": "P-000001",
-        "sides-0-score": "57",
-        "sides-1-players": "P-000002",
-        "sides-1-score": "31",
-        "sides-2-players": "P-000003",
-        "sides-2-score": "31",
-        "sides-3-players": "P-000004",
-        "sides-3-score": "-4",
-    }
-    data.update(overrides)
-    return {k: v for k, v in data.items() if v is not None}
+    fields = {"club": "CLUB-7", "external_id": "CLUB-7/2026-03-14/t1", **overrides}
+    sides = [("P-000001", "57"), ("P-000002", "31"), ("P-000003", "31"), ("P-000004", "-4")]
+    return form_fields(sides, **fields)
 
 
 def test_the_form_is_prefilled_with_a_suggested_id(sec_client: Client, club, players) -> None:

@@ -1,4 +1,5 @@
-"""Read queries of the matches app: closed months, a club's submissions, match details."""
+"""Matches as their listings show them: sides and members loaded, what a user may read,
+a club's submissions, the next free table number of a day."""
 
 from __future__ import annotations
 
@@ -9,59 +10,7 @@ from typing import Any
 
 from django.db.models import Exists, OuterRef, Prefetch, QuerySet
 
-from . import rawsql
-from .models import ClosedMonth, Club, Match, Player, Secretary, Side, SideMember
-from .months import Month
-
-_MONTH_FIELD = ClosedMonth._meta.get_field("month")
-
-
-def last_closed_month_statement(discipline: str) -> tuple[str, list[str]]:
-    """The query of :func:`last_closed_month` (one row; :func:`month_or_none` reads it)."""
-    table = rawsql.quote(ClosedMonth._meta.db_table)
-    return f"SELECT MAX(month) FROM {table} WHERE discipline = %s", [discipline]  # noqa: S608
-
-
-def month_or_none(value: Any) -> Month | None:
-    """A ``month`` column's value (SQLite hands back text) as a Month."""
-    return None if value is None else Month.of(_MONTH_FIELD.to_python(value))
-
-
-def last_closed_month(discipline: str) -> Month | None:
-    """The discipline's latest frozen month (raw SQL: every submission asks)."""
-    return month_or_none(rawsql.scalar(*last_closed_month_statement(discipline)))
-
-
-def is_month_closed(discipline: str, month: Month) -> bool:
-    return ClosedMonth.objects.filter(discipline=discipline, month=month.first_day).exists()
-
-
-def secretary_clubs(user: Any) -> list[Club]:
-    """The user's clubs as a list (raw SQL: every API submission asks), by club id; those
-    the API's token authentication loaded with the user, if it did."""
-    if not getattr(user, "is_authenticated", False):
-        return []
-    loaded = getattr(user, "secretary_clubs_loaded", None)
-    if loaded is not None:
-        return list(loaded)
-    return rawsql.select(
-        Club,
-        f"WHERE id IN (SELECT club_id FROM {rawsql.quote(Secretary._meta.db_table)} "  # noqa: S608
-        "WHERE user_id = %s) ORDER BY club_id",
-        [user.pk],
-    )
-
-
-def clubs_of_secretary(user: Any) -> QuerySet[Club]:
-    if not getattr(user, "is_authenticated", False):
-        return Club.objects.none()
-    return Club.objects.filter(secretaries__user=user).order_by("club_id")
-
-
-def is_secretary_of(user: Any, club: Club) -> bool:
-    if not getattr(user, "is_authenticated", False):
-        return False
-    return Secretary.objects.filter(user=user, club=club).exists()
+from matches.models import Club, Match, Side, SideMember
 
 
 def match_list(*, club: Club | None = None) -> QuerySet[Match]:
@@ -82,13 +31,6 @@ def current_revision(*, club: Club, external_id: str) -> Match | None:
     return Match.objects.filter(club=club, external_id=external_id).order_by("-revision").first()
 
 
-def clubs_writable_by(user: Any) -> QuerySet[Club]:
-    """The clubs a user submits for: an admin (``is_staff``) every club, a secretary theirs."""
-    if getattr(user, "is_authenticated", False) and user.is_staff:
-        return Club.objects.order_by("club_id")
-    return clubs_of_secretary(user)
-
-
 def submissions_of(
     *, clubs: Iterable[Club] | QuerySet[Club] | None, club: Club | None = None
 ) -> QuerySet[Match]:
@@ -100,14 +42,6 @@ def submissions_of(
     if clubs is not None:
         queryset = queryset.filter(club__in=clubs)
     return queryset.annotate(is_replaced=Exists(Match.objects.filter(replaces=OuterRef("pk"))))
-
-
-def player_names(player_ids: Iterable[str]) -> dict[str, str]:
-    """Federation id -> name, for the ids that exist (one query)."""
-    ids = set(player_ids)
-    if not ids:
-        return {}
-    return dict(Player.objects.filter(player_id__in=ids).values_list("player_id", "name"))
 
 
 def next_table_number(*, club: Club, day: dt.date) -> int:

@@ -1,0 +1,50 @@
+"""Write services of the matches app, one module per verb; everything public is re-exported
+here, so callers write ``from matches.services import ...``.
+
+Every channel calls these (web form, CSV upload, REST API, ``import_results``). They
+validate everything first through :mod:`matches.validation` and :mod:`matches.months`,
+report every problem at once (:class:`InvalidSubmission`), and store nothing unless the
+whole batch is valid. Writes happen in one transaction holding the discipline's shared
+lock (:mod:`matches.locks`) so that no match is classified against a month that is closing.
+
+Nothing counted is edited in place: a correction is a new revision of the match and voids
+the old one from the first list it can still affect; a void is an event with who, when and
+why; a merge moves results and keeps an audit row.
+
+- :mod:`.submit`: :func:`match_batch_submit` (a batch, all or nothing),
+  :func:`match_submit` (one match) and :func:`match_import` (one line of the admin's
+  import);
+- :mod:`.correct`: :func:`match_correct`, :func:`correction_deadline`;
+- :mod:`.void`: :func:`match_void`;
+- :mod:`.merge`: :func:`player_merge`;
+- :mod:`.freeze`: :func:`month_freeze` (the close of a month calls it);
+- :mod:`.rows`: a validated match as the rows the store writes, and back as a payload;
+- :mod:`.refusals`: :class:`NotAllowed` and the deadline module's refusals in words.
+"""
+
+from matches.validation import InvalidSubmission, Problem
+
+from .correct import correction_deadline, match_correct
+from .freeze import month_freeze
+from .merge import player_merge
+from .refusals import NotAllowed, rejection_text
+from .rows import match_payload
+from .submit import SubmitOutcome, match_batch_submit, match_import, match_submit
+from .void import match_void
+
+__all__ = [
+    "InvalidSubmission",
+    "NotAllowed",
+    "Problem",
+    "SubmitOutcome",
+    "correction_deadline",
+    "match_batch_submit",
+    "match_correct",
+    "match_import",
+    "match_payload",
+    "match_submit",
+    "match_void",
+    "month_freeze",
+    "player_merge",
+    "rejection_text",
+]
