@@ -2,29 +2,18 @@
 
 from django.urls import path
 
-from . import apis
+from .apis import lists, players
 
+_ROUTES = [
+    # (route under /api/, view, name); the more specific routes first.
+    ("players/<str:player_id>/results", players.PlayerResultsAPI, "api-ranking-player-results"),
+    ("players/<str:player_id>", players.PlayerHistoryAPI, "api-ranking-player"),
+    ("lists", lists.ArchiveAPI, "api-ranking-lists"),
+    ("<str:month>.<str:fmt>", lists.DownloadAPI, "api-ranking-download"),
+    ("<str:month>", lists.MonthListAPI, "api-ranking-month"),
+    ("", lists.CurrentListAPI, "api-ranking-current"),
+]
 urlpatterns: list = [
-    path(
-        "rankings/<str:discipline>/players/<str:player_id>/results",
-        apis.PlayerResultsAPI.as_view(),
-        name="api-ranking-player-results",
-    ),
-    path(
-        "rankings/<str:discipline>/players/<str:player_id>",
-        apis.PlayerHistoryAPI.as_view(),
-        name="api-ranking-player",
-    ),
-    path("rankings/<str:discipline>/lists", apis.ArchiveAPI.as_view(), name="api-ranking-lists"),
-    path(
-        "rankings/<str:discipline>/<str:month>.<str:fmt>",
-        apis.DownloadAPI.as_view(),
-        name="api-ranking-download",
-    ),
-    path(
-        "rankings/<str:discipline>/<str:month>",
-        apis.MonthListAPI.as_view(),
-        name="api-ranking-month",
-    ),
-    path("rankings/<str:discipline>", apis.CurrentListAPI.as_view(), name="api-ranking-current"),
+    path(f"rankings/<str:discipline>/{route}".rstrip("/"), view.as_view(), name=name)
+    for route, view, name in _ROUTES
 ]

@@ -79,6 +79,36 @@ def _default_format(value: float) -> str:
     return f"{value:.2f}"
 
 
+@dataclass(frozen=True)
+class _Frame:
+    """Where things go: the plot area inside the margins, the y range of the ticks."""
+
+    labels: Sequence[str]
+    ticks: list[float]
+    left: int
+    top: int
+    plot_w: int
+    plot_h: int
+    invert: bool
+
+    @property
+    def y_low(self) -> float:
+        return self.ticks[0]
+
+    @property
+    def y_high(self) -> float:
+        return self.ticks[-1] if self.ticks[-1] != self.ticks[0] else self.ticks[0] + 1
+
+    def x_at(self, i: int) -> float:
+        if len(self.labels) == 1:
+            return self.left + self.plot_w / 2
+        return self.left + self.plot_w * i / (len(self.labels) - 1)
+
+    def y_at(self, value: float) -> float:
+        share = (value - self.y_low) / (self.y_high - self.y_low)
+        return self.top + (share if self.invert else 1 - share) * self.plot_h
+
+
 def line_chart(
     *,
     labels: Sequence[str],
@@ -100,6 +130,45 @@ def line_chart(
     ``invert`` puts the smallest value at the top (ranks). ``tick_format`` formats the
     y-axis labels (default: ``value_format`` without decimals when ticks are whole).
     """
+    _check(labels, series, width, height)
+    bottom = 34 + (18 if len(series) > 1 else 0)  # room for the legend
+    values = [v for line in series for v in line.values if v is not None]
+    frame = _Frame(
+        labels=labels,
+        ticks=_ticks(values, integer=integer, invert=invert),
+        left=52,
+        top=14,
+        plot_w=width - 52 - 28,
+        plot_h=height - 14 - bottom,
+        invert=invert,
+    )
+    if tick_format is None:
+        tick_format = _tick_format(frame.ticks, value_format)
+    title_id, desc_id = f"{chart_id}-title", f"{chart_id}-desc"
+    out: list[str] = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
+        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'aria-labelledby="{title_id} {desc_id}" id={quoteattr(chart_id)}>',
+        f'<title id="{title_id}">{escape(title)}</title>',
+        f'<desc id="{desc_id}">{escape(desc)}</desc>',
+        *_grid(frame),
+        *_axes(frame, tick_format),
+    ]
+    if not values:
+        out.append(
+            f'<text class="chart-empty" x="{_fmt(frame.left + frame.plot_w / 2)}" '
+            f'y="{_fmt(frame.top + frame.plot_h / 2)}" text-anchor="middle" fill="#5b6570" '
+            f'font-family="sans-serif">{escape(no_data)}</text>'
+        )
+    for n, line in enumerate(series):
+        out += _series(frame, n, line, value_format)
+    if len(series) > 1:
+        out += _legend(series, left=frame.left, baseline=height - 8)
+    out.append("</svg>")
+    return "\n".join(out)
+
+
+def _check(labels: Sequence[str], series: Sequence[Series], width: int, height: int) -> None:
     for line in series:
         if len(line.values) != len(labels):
             raise ValueError(
@@ -108,111 +177,96 @@ def line_chart(
     if width < 120 or height < 80:
         raise ValueError("the chart needs at least 120 x 80 px")
 
-    left, right, top, bottom = 52, 28, 14, 34
-    if len(series) > 1:
-        bottom += 18  # room for the legend
-    plot_w, plot_h = width - left - right, height - top - bottom
-    values = [v for line in series for v in line.values if v is not None]
-    if values:
-        ticks = nice_ticks(min(values), max(values), integer=integer)
-        if invert:
-            # Ranks start at 1: a tick at 0 becomes 1 (the top of the axis).
-            ticks = sorted({max(t, 1.0) for t in ticks})
-    else:
-        ticks = [0.0, 1.0]
-    y_low, y_high = ticks[0], ticks[-1]
-    if y_high == y_low:
-        y_high = y_low + 1
 
-    def x_at(i: int) -> float:
-        if len(labels) == 1:
-            return left + plot_w / 2
-        return left + plot_w * i / (len(labels) - 1)
-
-    def y_at(value: float) -> float:
-        share = (value - y_low) / (y_high - y_low)
-        return top + (share if invert else 1 - share) * plot_h
-
-    if tick_format is None:
-        whole = all(float(t).is_integer() for t in ticks)
-
-        def tick_format(value: float) -> str:
-            return f"{value:.0f}" if whole else value_format(value)
-
-    title_id, desc_id = f"{chart_id}-title", f"{chart_id}-desc"
-    out: list[str] = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" class="chart" role="img" '
-        f'width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        f'aria-labelledby="{title_id} {desc_id}" id={quoteattr(chart_id)}>',
-        f'<title id="{title_id}">{escape(title)}</title>',
-        f'<desc id="{desc_id}">{escape(desc)}</desc>',
-        '<g class="chart-grid" stroke="#d9dde1" stroke-width="1">',
-    ]
-    for tick in ticks:
-        y = _fmt(y_at(tick))
-        out.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{y}" y2="{y}"/>')
-    out.append("</g>")
-    out.append('<g class="chart-axis" fill="#5b6570" font-size="12" font-family="sans-serif">')
-    for tick in ticks:
-        y = _fmt(y_at(tick) + 4)
-        label = escape(tick_format(tick))
-        out.append(f'<text x="{left - 6}" y="{y}" text-anchor="end">{label}</text>')
-    # Thin the x labels: about one per 64 px, always the last one.
-    every = max(1, math.ceil(len(labels) * 64 / max(plot_w, 1)))
-    shown = {i for i in range(len(labels)) if (len(labels) - 1 - i) % every == 0}
-    for i in sorted(shown):
-        out.append(
-            f'<text x="{_fmt(x_at(i))}" y="{top + plot_h + 16}" text-anchor="middle">'
-            f"{escape(labels[i])}</text>"
-        )
-    out.append("</g>")
-
+def _ticks(values: list[Number], *, integer: bool, invert: bool) -> list[float]:
     if not values:
-        out.append(
-            f'<text class="chart-empty" x="{_fmt(left + plot_w / 2)}" y="{_fmt(top + plot_h / 2)}" '
-            f'text-anchor="middle" fill="#5b6570" font-family="sans-serif">{escape(no_data)}</text>'
+        return [0.0, 1.0]
+    ticks = nice_ticks(min(values), max(values), integer=integer)
+    if invert:
+        # Ranks start at 1: a tick at 0 becomes 1 (the top of the axis).
+        ticks = sorted({max(t, 1.0) for t in ticks})
+    return ticks
+
+
+def _tick_format(
+    ticks: list[float], value_format: Callable[[float], str]
+) -> Callable[[float], str]:
+    whole = all(float(t).is_integer() for t in ticks)
+
+    def tick_format(value: float) -> str:
+        return f"{value:.0f}" if whole else value_format(value)
+
+    return tick_format
+
+
+def _grid(frame: _Frame) -> list[str]:
+    """A horizontal line at every tick."""
+    lines = ['<g class="chart-grid" stroke="#d9dde1" stroke-width="1">']
+    for tick in frame.ticks:
+        y = _fmt(frame.y_at(tick))
+        lines.append(
+            f'<line x1="{frame.left}" x2="{frame.left + frame.plot_w}" y1="{y}" y2="{y}"/>'
         )
+    lines.append("</g>")
+    return lines
+
+
+def _axes(frame: _Frame, tick_format: Callable[[float], str]) -> list[str]:
+    """The y labels at the ticks and the x labels, thinned to about one per 64 px (always
+    the last one), so that they never overlap."""
+    out = ['<g class="chart-axis" fill="#5b6570" font-size="12" font-family="sans-serif">']
+    for tick in frame.ticks:
+        y = _fmt(frame.y_at(tick) + 4)
+        label = escape(tick_format(tick))
+        out.append(f'<text x="{frame.left - 6}" y="{y}" text-anchor="end">{label}</text>')
+    count = len(frame.labels)
+    every = max(1, math.ceil(count * 64 / max(frame.plot_w, 1)))
+    for i in range(count):
+        if (count - 1 - i) % every == 0:
+            out.append(
+                f'<text x="{_fmt(frame.x_at(i))}" y="{frame.top + frame.plot_h + 16}" '
+                f'text-anchor="middle">{escape(frame.labels[i])}</text>'
+            )
+    out.append("</g>")
+    return out
+
+
+def _series(frame: _Frame, n: int, line: Series, value_format: Callable[[float], str]) -> list[str]:
+    """One series: a polyline per run of consecutive values, a point (with its tooltip) per
+    value."""
+    colour = PALETTE[n % len(PALETTE)]
+    out = [f'<g class="chart-series chart-series-{n}" data-series={quoteattr(line.label)}>']
+    runs: list[list[str]] = [[]]
+    for i, value in enumerate(line.values):
+        if value is None:
+            runs.append([])
+        else:
+            runs[-1].append(f"{_fmt(frame.x_at(i))},{_fmt(frame.y_at(value))}")
+    for points in runs:
+        if len(points) > 1:
+            out.append(
+                f'<polyline class="chart-line" fill="none" stroke="{colour}" '
+                f'stroke-width="2.5" stroke-linejoin="round" points="{" ".join(points)}"/>'
+            )
+    for i, value in enumerate(line.values):
+        if value is None:
+            continue
+        tip = f"{escape(frame.labels[i])}: {escape(value_format(value))}"
+        out.append(
+            f'<circle class="chart-point" cx="{_fmt(frame.x_at(i))}" '
+            f'cy="{_fmt(frame.y_at(value))}" r="3.5" fill="{colour}"><title>{tip}</title></circle>'
+        )
+    out.append("</g>")
+    return out
+
+
+def _legend(series: Sequence[Series], *, left: int, baseline: int) -> list[str]:
+    out = ['<g class="chart-legend" font-size="12" font-family="sans-serif" fill="#1b1f24">']
+    x = left
     for n, line in enumerate(series):
         colour = PALETTE[n % len(PALETTE)]
-        out.append(f'<g class="chart-series chart-series-{n}" data-series={quoteattr(line.label)}>')
-        run: list[str] = []
-        runs: list[list[str]] = []
-        for i, value in enumerate(line.values):
-            if value is None:
-                if run:
-                    runs.append(run)
-                run = []
-                continue
-            run.append(f"{_fmt(x_at(i))},{_fmt(y_at(value))}")
-        if run:
-            runs.append(run)
-        for points in runs:
-            if len(points) > 1:
-                out.append(
-                    f'<polyline class="chart-line" fill="none" stroke="{colour}" '
-                    f'stroke-width="2.5" stroke-linejoin="round" points="{" ".join(points)}"/>'
-                )
-        for i, value in enumerate(line.values):
-            if value is None:
-                continue
-            tip = f"{escape(labels[i])}: {escape(value_format(value))}"
-            out.append(
-                f'<circle class="chart-point" cx="{_fmt(x_at(i))}" cy="{_fmt(y_at(value))}" '
-                f'r="3.5" fill="{colour}"><title>{tip}</title></circle>'
-            )
-        out.append("</g>")
-    if len(series) > 1:
-        legend_x, legend_y = left, height - 8
-        out.append(
-            '<g class="chart-legend" font-size="12" font-family="sans-serif" fill="#1b1f24">'
-        )
-        for n, line in enumerate(series):
-            colour = PALETTE[n % len(PALETTE)]
-            out.append(
-                f'<rect x="{legend_x}" y="{legend_y - 9}" width="12" height="4" fill="{colour}"/>'
-            )
-            out.append(f'<text x="{legend_x + 16}" y="{legend_y}">{escape(line.label)}</text>')
-            legend_x += 24 + 7 * len(line.label)
-        out.append("</g>")
-    out.append("</svg>")
-    return "\n".join(out)
+        out.append(f'<rect x="{x}" y="{baseline - 9}" width="12" height="4" fill="{colour}"/>')
+        out.append(f'<text x="{x + 16}" y="{baseline}">{escape(line.label)}</text>')
+        x += 24 + 7 * len(line.label)
+    out.append("</g>")
+    return out

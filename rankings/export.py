@@ -13,8 +13,8 @@ import io
 import json
 from collections.abc import Iterator
 
-from .models import RankingList
-from .selectors import EXPORT_HEADER, export_rows
+from .selectors.list_export import EXPORT_HEADER, export_rows
+from .sql import ListInfo
 
 FORMATS = ("csv", "json")
 _ROWS_PER_PIECE = 2000
@@ -25,14 +25,22 @@ def fladub_text(cents: int) -> str:
     return f"{cents // 100}.{cents % 100:02d}"
 
 
-def csv_pieces(ranking_list: RankingList) -> Iterator[str]:
+def csv_pieces(ranking_list: ListInfo) -> Iterator[str]:
     buffer = io.StringIO()
     out = csv.writer(buffer, lineterminator="\n")
     out.writerow(EXPORT_HEADER)
-    for n, (rank, player_id, name, country, cents, counted, previous) in enumerate(
-        export_rows(ranking_list), start=1
-    ):
-        out.writerow([rank, player_id, name, country, fladub_text(cents), counted, previous or ""])
+    for n, row in enumerate(export_rows(ranking_list), start=1):
+        out.writerow(
+            [
+                row.rank,
+                row.player_id,
+                row.name,
+                row.country,
+                fladub_text(row.fladub_cents),
+                row.results_counted,
+                row.previous_rank or "",
+            ]
+        )
         if n % _ROWS_PER_PIECE == 0:
             yield buffer.getvalue()
             buffer.seek(0)
@@ -40,17 +48,17 @@ def csv_pieces(ranking_list: RankingList) -> Iterator[str]:
     yield buffer.getvalue()
 
 
-def json_pieces(ranking_list: RankingList) -> Iterator[str]:
+def json_pieces(ranking_list: ListInfo) -> Iterator[str]:
     pieces: list[str] = ["["]
-    for n, (rank, player_id, name, country, cents, counted, previous) in enumerate(
-        export_rows(ranking_list)
-    ):
+    for n, row in enumerate(export_rows(ranking_list)):
+        previous = "null" if row.previous_rank is None else row.previous_rank
         pieces.append(
-            ("," if n else "") + "\n" + f'{{"rank": {rank}, "player_id": {json.dumps(player_id)}, '
-            f'"name": {json.dumps(name, ensure_ascii=False)}, '
-            f'"country": {json.dumps(country)}, "fladub": {fladub_text(cents)}, '
-            f'"results_counted": {counted}, '
-            f'"previous_rank": {"null" if previous is None else previous}}}'
+            ("," if n else "")
+            + "\n"
+            + f'{{"rank": {row.rank}, "player_id": {json.dumps(row.player_id)}, '
+            f'"name": {json.dumps(row.name, ensure_ascii=False)}, '
+            f'"country": {json.dumps(row.country)}, "fladub": {fladub_text(row.fladub_cents)}, '
+            f'"results_counted": {row.results_counted}, "previous_rank": {previous}}}'
         )
         if len(pieces) >= _ROWS_PER_PIECE:
             yield "".join(pieces)
@@ -59,7 +67,7 @@ def json_pieces(ranking_list: RankingList) -> Iterator[str]:
     yield "".join(pieces)
 
 
-def pieces(ranking_list: RankingList, fmt: str) -> Iterator[str]:
+def pieces(ranking_list: ListInfo, fmt: str) -> Iterator[str]:
     if fmt == "csv":
         return csv_pieces(ranking_list)
     if fmt == "json":

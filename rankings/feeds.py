@@ -17,10 +17,13 @@ from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from . import selectors_public as selectors
-from .models import RankingList
-from .names import DISCIPLINE_TITLES
+from matches.disciplines import DISCIPLINES
 
+from .selectors.lists import latest_published, list_tops
+from .sql import ListInfo, ListRow
+
+Item = tuple[ListInfo, list[ListRow]]
+"""A published list and its first ranks."""
 FEED_ITEMS = 36  # three disciplines, a year of lists
 TOP = 3
 
@@ -38,37 +41,43 @@ class NewListsFeed(Feed):
     def get_object(self, request: HttpRequest, *args: Any, **kwargs: Any) -> None:
         return None
 
-    def items(self) -> list[RankingList]:
-        lists = selectors.latest_published(FEED_ITEMS)
-        tops = selectors.top_entries_by_rank([rl.pk for rl in lists], TOP)
-        for ranking_list in lists:
-            ranking_list.top = tops.get(ranking_list.pk, [])  # type: ignore[attr-defined]
-        return lists
+    def items(self) -> list[Item]:
+        lists = latest_published(FEED_ITEMS)
+        tops = list_tops([rl.id for rl in lists], TOP)
+        return [(ranking_list, tops.get(ranking_list.id, [])) for ranking_list in lists]
 
-    def item_title(self, item: RankingList) -> str:
+    def item_title(self, item: Item) -> str:
+        ranking_list = item[0]
         return _("%(title)s, %(month)s") % {
-            "title": DISCIPLINE_TITLES.get(item.discipline, item.discipline),
-            "month": date_format(item.month, "F Y"),
+            "title": DISCIPLINES[ranking_list.discipline].title,
+            "month": date_format(ranking_list.month, "F Y"),
         }
 
-    def item_description(self, item: RankingList) -> str:
-        top = "; ".join(
-            f"{e.rank}. {e.player.name} ({e.player.country}) {e.fladub_cents / 100:.2f}"
-            for e in getattr(item, "top", [])
+    def item_description(self, item: Item) -> str:
+        ranking_list, top = item
+        podium = "; ".join(
+            f"{row.rank}. {row.name} ({row.country}) {row.fladub_cents / 100:.2f}" for row in top
         )
-        summary = _("%(count)d players ranked.") % {"count": item.entry_count}
-        return f"{summary} {top}".strip()
+        summary = _("%(count)d players ranked.") % {"count": ranking_list.entry_count}
+        return f"{summary} {podium}".strip()
 
-    def item_link(self, item: RankingList) -> str:
-        return reverse("rankings:ranking_month", args=[item.discipline, f"{item.month:%Y-%m}"])
+    def item_link(self, item: Item) -> str:
+        ranking_list = item[0]
+        return reverse(
+            "rankings:ranking_month", args=[ranking_list.discipline, f"{ranking_list.month:%Y-%m}"]
+        )
 
-    def item_guid(self, item: RankingList) -> str:
-        return f"fido-list:{item.discipline}:{item.month:%Y-%m}:v{item.version}"
+    def item_guid(self, item: Item) -> str:
+        ranking_list = item[0]
+        return (
+            f"fido-list:{ranking_list.discipline}:{ranking_list.month:%Y-%m}:"
+            f"v{ranking_list.version}"
+        )
 
     item_guid_is_permalink = False
 
-    def item_pubdate(self, item: RankingList) -> dt.datetime | None:
-        return item.published_at
+    def item_pubdate(self, item: Item) -> dt.datetime | None:
+        return item[0].published_at
 
-    def item_updateddate(self, item: RankingList) -> dt.datetime | None:
-        return item.published_at
+    def item_updateddate(self, item: Item) -> dt.datetime | None:
+        return item[0].published_at

@@ -1,23 +1,24 @@
-"""The ranking job's input: a month's window of results and the published lists, as arrays.
+"""The close's raw reader: a month's window of results, whole published lists and the
+player order, as NumPy arrays, through PostgreSQL's binary ``COPY``.
 
-In: a discipline and the month R of the list L(R). Out: :class:`Window`, the inputs of
-:func:`rankings.fladub.compute_list`:
+In: a discipline and the month R of the list L(R), or the ids of published lists. Out:
 
-- ``sides`` (:class:`rankings.fladub.Sides`): every :class:`~matches.models.SideMember` row
-  of the discipline with ``counting_month <= R``, ``R - 11 <= month_played <= R`` and not
-  voided before L(R) (``void_effective_month IS NULL OR void_effective_month > R``); the
-  player is the ``Player`` primary key (a dense serial, as fladub wants);
-- ``published``: the published lists L(M - 1) for every month M played in the window
-  (opponent strength), which includes L(R - 1) (previous ranks), in integer cents;
-- ``player_order``: each player's position in federation-id order (``P-000123``, compared
-  as code points, ``COLLATE "C"``), the tie-break within a shared rank.
+- :func:`window_sides` (:class:`rankings.fladub.Sides`): every result of the window, the
+  condition of :func:`rankings.sql.window_condition` (the one definition of "counting in
+  L(R)"); the player is the ``Player`` primary key (a dense serial, as fladub wants);
+- :func:`whole_lists`: published lists in integer cents (the strength lists of
+  :func:`rankings.selectors.strength_lists.strength_lists` read whole);
+- :func:`player_order`: each player's position in federation-id order (``P-000123``,
+  compared as code points, ``COLLATE "C"``), the tie-break within a shared rank.
 
 Two paths give the same arrays. On PostgreSQL the rows travel as ``COPY ... TO STDOUT
 (FORMAT binary)``: the raw protocol messages are appended to one buffer and parsed with
 a single ``np.frombuffer`` (every field is fixed-width and NOT NULL, so a tuple is a
 fixed-size record), never row by row in Python. ``streams`` connections read disjoint
 block ranges of the table in parallel, all inside one exported snapshot, so they see
-exactly what a single reader would. Elsewhere (SQLite) ``values_list`` feeds NumPy.
+exactly what a single reader would. Elsewhere (SQLite) the same statements of
+:mod:`rankings.sql` feed NumPy. The caller owns the transaction (and its snapshot):
+:func:`rankings.selectors.window.window` reads everything in one.
 """
 
 from __future__ import annotations
@@ -26,20 +27,18 @@ import itertools
 import logging
 import select
 import threading
-import time
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from django.db import connection, transaction
+from django.db import connection
 
 from matches.models import Player, SideMember
 from matches.months import Month
 
-from . import fladub
-from .models import RankingEntry, RankingList
+from . import fladub, sql
+from .models import RankingEntry
 
 I64 = npt.NDArray[np.int64]
 logger = logging.getLogger(__name__)
@@ -49,106 +48,39 @@ PGCOPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 _PG_EPOCH_DAYS = 10957
 _EPOCH_MONTH_INDEX = 1970 * 12
 
-# Columns of the window query: (name, PostgreSQL binary type as a NumPy big-endian code).
-SIDE_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("match_id", ">i8"),
-    ("month_played", ">i4"),  # date
-    ("counting_month", ">i4"),  # date
-    ("base", ">i2"),
-    ("side_position", ">i2"),
-    ("score", ">i4"),
-    ("player_id", ">i8"),
+# The binary types of sql.WINDOW_SIDE_COLUMNS (NumPy big-endian codes; dates are int32).
+_SIDE_TYPES = {
+    "match_id": ">i8",
+    "month_played": ">i4",
+    "counting_month": ">i4",
+    "base": ">i2",
+    "side_position": ">i2",
+    "score": ">i4",
+    "player_id": ">i8",
+}
+SIDE_COLUMNS: tuple[tuple[str, str], ...] = tuple(
+    (name, _SIDE_TYPES[name]) for name in sql.WINDOW_SIDE_COLUMNS
 )
-
-WINDOW_WHERE = (
-    "discipline = %(discipline)s AND counting_month <= %(month)s "
-    "AND month_played >= %(first)s AND month_played <= %(month)s "
-    "AND (void_effective_month IS NULL OR void_effective_month > %(month)s)"
-)
-
-
-@dataclass(frozen=True, eq=False)
-class Window:
-    discipline: str
-    month: Month
-    sides: fladub.Sides
-    published: dict[int, fladub.PublishedList]
-    player_order: I64 | None
-
-    @property
-    def month_index(self) -> int:
-        return self.month.index
 
 
 def uses_copy() -> bool:
     return connection.vendor == "postgresql"
 
 
-def load_window(
-    *, discipline: str, month: Month, streams: int = 2, portable: bool | None = None
-) -> Window:
-    """Everything the close of L(month) computes from, read in one consistent snapshot."""
-    fast = uses_copy() if portable is None else not portable
-    outermost = not connection.in_atomic_block
-    with transaction.atomic():
-        if fast and outermost:
-            # One snapshot for every query below (and for the parallel readers).
-            with connection.cursor() as cursor:
-                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        if not outermost:
-            streams = 1  # other connections cannot see the enclosing transaction's rows
-        started = time.perf_counter()
-        sides = load_sides(discipline=discipline, month=month, streams=streams, portable=not fast)
-        loaded = time.perf_counter()
-        played = np.unique(sides.month_played).tolist() if len(sides) else []
-        wanted = {Month.from_index(m - 1) for m in played} | {month.prev()}
-        if fast:
-            # The published lists and the player order, spread over the same streams.
-            lists = _published_ids(discipline, wanted)
-            statements = [_player_order_statement()]
-            statements += [_published_statement(i) for i in lists.values()]
-            buffers = read_copies(statements, streams=streams)
-            pks = parse_binary_copy(buffers.pop(0), [("id", ">i8")])["id"].astype(np.int64)
-            player_order = _player_order_from(pks)
-            published = _published_from(lists, buffers)
-            del buffers
-        else:
-            published = load_published(discipline=discipline, months=wanted, portable=True)
-            player_order = load_player_order(portable=True)
-        logger.info(
-            "loaded %s %s: %d results in %.2f s (%d streams), %d published lists and the "
-            "player order in %.2f s",
-            discipline,
-            month,
-            len(sides),
-            loaded - started,
-            streams if fast else 0,
-            len(published),
-            time.perf_counter() - loaded,
-        )
-    return Window(
-        discipline=discipline,
-        month=month,
-        sides=sides,
-        published=published,
-        player_order=player_order,
-    )
-
-
-def _window_params(discipline: str, month: Month) -> dict[str, Any]:
-    return {
-        "discipline": discipline,
-        "month": month.first_day,
-        "first": (month + (1 - fladub.WINDOW_MONTHS)).first_day,
-    }
+def one_snapshot() -> None:
+    """Make the transaction just begun ``REPEATABLE READ, READ ONLY`` (PostgreSQL): every
+    statement in it, and every connection that imports its snapshot, sees the same data."""
+    with connection.cursor() as cursor:
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
 
 
 # --- the window's results -------------------------------------------------------------------
 
 
-def load_sides(
+def window_sides(
     *, discipline: str, month: Month, streams: int = 2, portable: bool = False
 ) -> fladub.Sides:
+    """Every result counting in L(month), in (match, side, player) order."""
     if portable or not uses_copy():
         return _sides_portable(discipline, month)
     return canonical(_sides_copy(discipline, month, max(1, streams)))
@@ -178,38 +110,23 @@ def canonical(sides: fladub.Sides) -> fladub.Sides:
 
 
 def _sides_portable(discipline: str, month: Month) -> fladub.Sides:
-    params = _window_params(discipline, month)
-    rows = (
-        SideMember.objects.filter(
-            discipline=discipline,
-            counting_month__lte=params["month"],
-            month_played__gte=params["first"],
-            month_played__lte=params["month"],
-        )
-        .exclude(void_effective_month__lte=params["month"])
-        .order_by("match_id", "side_position", "player_id")
-        .values_list(
-            "match_id",
-            "month_played",
-            "counting_month",
-            "base",
-            "side_position",
-            "score",
-            "player_id",
-        )
-    )
-    data = list(rows)
-    if not data:
+    rows = sql.fetch(sql.window_sides(discipline, month))
+    if not rows:
         return _empty_sides()
-    match_id, played, counting, base, side, score, player = zip(*data, strict=True)
+    column = dict(zip(sql.WINDOW_SIDE_COLUMNS, zip(*rows, strict=True), strict=True))
+    as_date = sql.converter(SideMember, "month_played")
     return fladub.Sides(
-        match_id=np.array(match_id, dtype=np.int64),
-        month_played=np.array([Month.of(d).index for d in played], dtype=np.int32),
-        counting_month=np.array([Month.of(d).index for d in counting], dtype=np.int32),
-        base=np.array(base, dtype=np.float64),
-        side_no=np.array(side, dtype=np.int16),
-        score=np.array(score, dtype=np.float64),
-        player=np.array(player, dtype=np.int64),
+        match_id=np.array(column["match_id"], dtype=np.int64),
+        month_played=np.array(
+            [Month.of(as_date(d)).index for d in column["month_played"]], np.int32
+        ),
+        counting_month=np.array(
+            [Month.of(as_date(d)).index for d in column["counting_month"]], np.int32
+        ),
+        base=np.array(column["base"], dtype=np.float64),
+        side_no=np.array(column["side_position"], dtype=np.int16),
+        score=np.array(column["score"], dtype=np.float64),
+        player=np.array(column["player_id"], dtype=np.int64),
     )
 
 
@@ -221,7 +138,7 @@ def _empty_sides() -> fladub.Sides:
 def _sides_copy(discipline: str, month: Month, streams: int) -> fladub.Sides:
     columns = ", ".join(name for name, _ in SIDE_COLUMNS)
     table = SideMember._meta.db_table
-    where = _literal_where(WINDOW_WHERE, _window_params(discipline, month))
+    where = _literal_where(sql.window_condition(), sql.window_params(discipline, month))
     queries: list[str] = []
     if streams == 1:
         queries.append(f"SELECT {columns} FROM {table} WHERE {where}")  # noqa: S608
@@ -421,56 +338,24 @@ def parse_binary_copy(buffer: bytearray | bytes, columns: Iterable[tuple[str, st
 # --- published lists and the player order -------------------------------------------------------
 
 
-def load_published(
-    *, discipline: str, months: Iterable[Month], portable: bool = False, streams: int = 1
+def whole_lists(
+    list_ids: dict[int, int], *, streams: int = 1, portable: bool = False
 ) -> dict[int, fladub.PublishedList]:
-    """The published lists of those months that have one: month index -> list (cents),
-    players in no particular order."""
-    lists = _published_ids(discipline, months)
+    """The entries of published lists (month index -> list id), whole: month index ->
+    list (cents), players in no particular order."""
     if portable or not uses_copy():
         published: dict[int, fladub.PublishedList] = {}
-        for index, list_id in lists.items():
-            rows = list(
-                RankingEntry.objects.filter(ranking_list_id=list_id)
-                .order_by("player_id")
-                .values_list("player_id", "fladub_cents")
-            )
+        for index, list_id in list_ids.items():
+            rows = sql.STRENGTH.rows(sql.list_strengths(list_id))
             published[index] = fladub.PublishedList(
-                player=np.array([r[0] for r in rows], dtype=np.int64),
-                fladub_cents=np.array([r[1] for r in rows], dtype=np.int64),
+                player=np.array([r.player for r in rows], dtype=np.int64),
+                fladub_cents=np.array([r.fladub_cents for r in rows], dtype=np.int64),
             )
         return published
-    buffers = read_copies([_published_statement(i) for i in lists.values()], streams=streams)
-    return _published_from(lists, buffers)
-
-
-def _published_ids(discipline: str, months: Iterable[Month]) -> dict[int, int]:
-    """Month index -> id of its published list, oldest first."""
-    wanted = sorted(set(months))
-    if not wanted:
-        return {}
-    rows = RankingList.objects.filter(
-        discipline=discipline,
-        status=RankingList.Status.PUBLISHED,
-        month__in=[m.first_day for m in wanted],
-    ).values_list("month", "id")
-    return {Month.of(day).index: list_id for day, list_id in sorted(rows)}
-
-
-def _published_statement(list_id: int) -> str:
-    # No ORDER BY: a published list's order does not matter here, and sorting it costs.
-    table = RankingEntry._meta.db_table
-    return (
-        f"COPY (SELECT player_id, fladub_cents::int8 FROM {table} "  # noqa: S608
-        f"WHERE ranking_list_id = {int(list_id)}) TO STDOUT (FORMAT binary)"
-    )
-
-
-def _published_from(
-    lists: dict[int, int], buffers: list[bytearray]
-) -> dict[int, fladub.PublishedList]:
-    published: dict[int, fladub.PublishedList] = {}
-    for index, buffer in zip(lists, buffers, strict=True):
+    statements = [_list_statement(i) for i in list_ids.values()]
+    buffers = read_copies(statements, streams=streams)
+    published = {}
+    for index, buffer in zip(list_ids, buffers, strict=True):
         records = parse_binary_copy(buffer, [("player_id", ">i8"), ("fladub_cents", ">i8")])
         published[index] = fladub.PublishedList(
             player=records["player_id"].astype(np.int64),
@@ -479,11 +364,12 @@ def _published_from(
     return published
 
 
-def _player_order_statement() -> str:
-    table = Player._meta.db_table
+def _list_statement(list_id: int) -> str:
+    # No ORDER BY: a published list's order does not matter here, and sorting it costs.
+    table = RankingEntry._meta.db_table
     return (
-        f'COPY (SELECT id FROM {table} ORDER BY player_id COLLATE "C") '  # noqa: S608
-        "TO STDOUT (FORMAT binary)"
+        f"COPY (SELECT player_id, fladub_cents::int8 FROM {table} "  # noqa: S608
+        f"WHERE ranking_list_id = {int(list_id)}) TO STDOUT (FORMAT binary)"
     )
 
 
@@ -495,7 +381,7 @@ def _player_order_from(pks: I64) -> I64 | None:
     return order
 
 
-def load_player_order(*, portable: bool = False) -> I64 | None:
+def player_order(*, portable: bool = False) -> I64 | None:
     """``order[pk]`` = the player's position in federation-id order (code points)."""
     if portable or not uses_copy():
         ids = [
@@ -505,5 +391,10 @@ def load_player_order(*, portable: bool = False) -> I64 | None:
             )
         ]
         return _player_order_from(np.array(ids, dtype=np.int64))
-    (buf,) = read_copies([_player_order_statement()])
-    return _player_order_from(parse_binary_copy(buf, [("id", ">i8")])["id"].astype(np.int64))
+    table = Player._meta.db_table
+    statement = (
+        f'COPY (SELECT id FROM {table} ORDER BY player_id COLLATE "C") '  # noqa: S608
+        "TO STDOUT (FORMAT binary)"
+    )
+    (buffer,) = read_copies([statement])
+    return _player_order_from(parse_binary_copy(buffer, [("id", ">i8")])["id"].astype(np.int64))

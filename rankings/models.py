@@ -16,6 +16,7 @@ Invariants, kept by constraints as well as by :mod:`rankings.services`:
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Protocol
 
 from django.conf import settings
 from django.db import models
@@ -23,6 +24,24 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
 from matches.models import Discipline, Player
+
+
+class _Figures(Protocol):
+    fladub_cents: int
+    previous_rank: int | None
+
+
+class EntryFigures:
+    """What an entry's stored figures mean, for the model and for the read side's rows:
+    FLADUB from its integer cents, and whether the player is new to the list."""
+
+    @property
+    def fladub(self: _Figures) -> Decimal:
+        return Decimal(self.fladub_cents) / 100
+
+    @property
+    def is_new(self: _Figures) -> bool:
+        return self.previous_rank is None
 
 
 class RankingList(models.Model):
@@ -68,7 +87,7 @@ class RankingList(models.Model):
         return self.status == self.Status.PUBLISHED
 
 
-class RankingEntry(models.Model):
+class RankingEntry(EntryFigures, models.Model):
     """One row of a list: a player's rank and FLADUB in L(month)."""
 
     # No per-row foreign-key triggers: a list is a million rows written by one COPY, and
@@ -112,14 +131,6 @@ class RankingEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.rank}. {self.player_id} {self.fladub}"
-
-    @property
-    def fladub(self) -> Decimal:
-        return Decimal(self.fladub_cents) / 100
-
-    @property
-    def is_new(self) -> bool:
-        return self.previous_rank is None
 
 
 class CurrentList(models.Model):

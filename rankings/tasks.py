@@ -1,12 +1,15 @@
 """Celery tasks of the rankings app: thin wrappers around :mod:`rankings.services`.
 
-``rankings.close_month`` runs one close. It is safe to run twice (the service is
+The services never import this module: they enqueue by task name through
+:mod:`rankings.dispatch`, which defines the names these tasks register under.
+
+``rankings.month_close`` runs one close. It is safe to run twice (the service is
 idempotent and exclusive), so it acknowledges late: a worker that dies mid-job leaves the
 message unacknowledged and the broker hands it to another worker (Redis: after
 ``CELERY_VISIBILITY_TIMEOUT``), whose run cleans up the dead one's attempt. Transient
 database or broker errors retry with exponential backoff; a refusal is final.
 
-``rankings.close_due_months`` is the beat task (``CELERY_BEAT_SCHEDULE``): it enqueues the
+``rankings.due_months_close`` is the beat task (``CELERY_BEAT_SCHEDULE``): it enqueues the
 close of every month whose deadline passed more than ``FIDO_CLOSE_DELAY`` minutes ago.
 """
 
@@ -22,8 +25,11 @@ from django.db import InterfaceError, OperationalError
 
 from matches.months import Month
 
-from . import services
-from .models import CloseRun
+from .dispatch import DUE_MONTHS_CLOSE, MONTH_CLOSE
+from .services.close import CloseRefused
+from .services.close import month_close as month_close_service
+from .services.close_run import close_run_claim
+from .services.schedule import due_months_enqueue
 
 logger = logging.getLogger(__name__)
 
@@ -43,7 +49,7 @@ def _transient() -> tuple[type[BaseException], ...]:
 
 
 @shared_task(
-    name="rankings.close_month",
+    name=MONTH_CLOSE,
     bind=True,
     acks_late=True,
     reject_on_worker_lost=True,
@@ -55,18 +61,16 @@ def _transient() -> tuple[type[BaseException], ...]:
     soft_time_limit=CLOSE_SOFT_TIME_LIMIT,
     time_limit=CLOSE_TIME_LIMIT,
 )
-def close_month(self: Any, month: str, discipline: str, run_id: int) -> dict[str, Any]:
+def month_close(self: Any, month: str, discipline: str, run_id: int) -> dict[str, Any]:
     """Close ``month`` (``YYYY-MM``) of ``discipline``, recording progress in run ``run_id``."""
-    run = CloseRun.objects.filter(pk=run_id).first()
-    if run is None:  # the record was deleted: keep a trace of this run all the same
-        run = services.close_run_create(month=month, discipline=discipline)
-    if self.request.id and run.task_id != self.request.id:
-        CloseRun.objects.filter(pk=run.pk).update(task_id=self.request.id)
+    run = close_run_claim(
+        run_id=run_id, month=month, discipline=discipline, task_id=self.request.id
+    )
     try:
-        ranking_list = services.month_close(
+        ranking_list = month_close_service(
             month=Month.parse(month), discipline=discipline, by=run.requested_by, run=run
         )
-    except services.CloseRefused as exc:
+    except CloseRefused as exc:
         logger.warning("close of %s %s refused: %s", discipline, month, exc)
         return {"state": "refused", "error": str(exc), "run": run.pk}
     except SoftTimeLimitExceeded:
@@ -81,7 +85,7 @@ def close_month(self: Any, month: str, discipline: str, run_id: int) -> dict[str
     }
 
 
-@shared_task(name="rankings.close_due_months", acks_late=True, ignore_result=True)
-def close_due_months() -> list[int]:
+@shared_task(name=DUE_MONTHS_CLOSE, acks_late=True, ignore_result=True)
+def due_months_close() -> list[int]:
     """Enqueue the close of every due month (one per discipline per tick)."""
-    return [run.pk for run in services.close_due_months()]
+    return [run.pk for run in due_months_enqueue()]

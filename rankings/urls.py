@@ -1,23 +1,27 @@
-"""Web pages of the rankings app."""
+"""Web pages of the rankings app: the public site (no login; its CSV and JSON downloads are
+the API's, see api_urls.py) and the federation admin's cycle dashboard (staff only)."""
+
+from collections.abc import Callable
+from typing import Any
 
 from django.urls import path
 
-from . import views, views_dashboard
 from .feeds import NewListsFeed
+from .views import dashboard, public
 
 app_name = "rankings"
-urlpatterns: list = [
-    # The public site (no login); its CSV and JSON downloads are the API's (api_urls.py).
-    path("ranking/<str:discipline>/", views.ranking, name="ranking"),
-    path("ranking/<str:discipline>/<str:month>/", views.ranking, name="ranking_month"),
-    path("players/<str:player_id>/", views.player, name="player"),
-    path("players/<str:player_id>/badge.svg", views.player_badge, name="player_badge"),
-    path("clubs/", views.clubs, name="clubs"),
-    path("clubs/<str:club_id>/", views.club, name="club"),
-    path("archive/", views.archive, name="archive"),
-    path("feeds/lists.atom", NewListsFeed(), name="feed_lists"),
-    # The federation admin's cycle dashboard (staff only).
-    path("dashboard/", views_dashboard.dashboard, name="dashboard"),
-    path("dashboard/close/", views_dashboard.close_month, name="dashboard_close"),
-    path("dashboard/runs/<int:pk>.json", views_dashboard.run_status, name="run_status"),
+_ROUTES: list[tuple[str, Callable[..., Any], str]] = [
+    # (route, view, name); templates and tests reverse the names.
+    ("ranking/<str:discipline>/", public.ranking, "ranking"),
+    ("ranking/<str:discipline>/<str:month>/", public.ranking, "ranking_month"),
+    ("players/<str:player_id>/", public.player, "player"),
+    ("players/<str:player_id>/badge.svg", public.player_badge, "player_badge"),
+    ("clubs/", public.clubs, "clubs"),
+    ("clubs/<str:club_id>/", public.club, "club"),
+    ("archive/", public.archive, "archive"),
+    ("feeds/lists.atom", NewListsFeed(), "feed_lists"),
+    ("dashboard/", dashboard.dashboard, "dashboard"),
+    ("dashboard/close/", dashboard.month_close, "dashboard_close"),
+    ("dashboard/runs/<int:pk>.json", dashboard.run_status, "run_status"),
 ]
+urlpatterns: list = [path(route, view, name=name) for route, view, name in _ROUTES]

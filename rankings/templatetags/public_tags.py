@@ -8,6 +8,8 @@ screen readers. ``|cents``: integer cents as a localized 2-decimal number.
 ``{% counting_rows results urls %}``: the rows of a player's table of counting results.
 ``{% choice_options choices selected %}``: the ``<option>`` elements of a select.
 ``|get_item``: a dictionary lookup by a variable key.
+``{% datatable rows labelledby=ID class=CSS empty=TEXT %}...{% enddatatable %}``: a data
+table in its scrollable, labelled region, or the words for no rows.
 
 The filters and tags written in Python stand in for template fragments repeated on every
 row of pages of 50 or more rows (or every option of a select of 50 countries), where the
@@ -26,15 +28,18 @@ from typing import Any
 from urllib.parse import quote as urlquote
 
 from django import template
+from django.template.base import FilterExpression, NodeList, Parser, Token, token_kwargs
 from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils.formats import number_format
+from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from rankings import selectors_public as selectors
-from rankings.names import CATEGORY_NAMES, DISCIPLINE_NAMES
+from matches.disciplines import DISCIPLINES
+from matches.models import Category
+from rankings.selectors.navigation import is_secretary
 
 register = template.Library()
 
@@ -50,16 +55,14 @@ def main_nav(context: template.Context) -> dict[str, Any]:
         return {"url": url, "label": label, "current": current}
 
     rankings = [
-        link(reverse("rankings:ranking", args=[code]), name)
-        for code, name in DISCIPLINE_NAMES.items()
+        link(reverse("rankings:ranking", args=[code]), info.name)
+        for code, info in DISCIPLINES.items()
     ]
     return {
         "rankings": rankings,
         "archive": link(reverse("rankings:archive"), None),
         "clubs": link(reverse("rankings:clubs"), None),
-        "secretary": link(reverse("matches:my_submissions"), None)
-        if selectors.is_secretary(user)
-        else None,
+        "secretary": link(reverse("matches:my_submissions"), None) if is_secretary(user) else None,
         "dashboard": link(reverse("rankings:dashboard"), None)
         if user is not None and getattr(user, "is_authenticated", False) and user.is_staff
         else None,
@@ -136,9 +139,9 @@ def _result_table(result: Any, prefix: str, words: dict[str, str]) -> str:
         else ""
     )
     opponents = ", ".join(
-        f'{_player_links(players, prefix, " &amp; ")} <span class="score">({escape(str(score))})'
-        "</span>"
-        for score, players in result.opponents
+        f"{_player_links(side.players, prefix, ' &amp; ')} "
+        f'<span class="score">({escape(str(side.score))})</span>'
+        for side in result.opponents
     )
     return (
         f'<span class="place">{escape(place)}</span>{team}'
@@ -148,7 +151,7 @@ def _result_table(result: Any, prefix: str, words: dict[str, str]) -> str:
 
 @register.simple_tag
 def ranking_rows(entries: Iterable[Any], urls: dict[str, str]) -> SafeString:
-    """The ranking table's body rows (:class:`rankings.selectors_ranking_page.ListRow`):
+    """The ranking table's body rows (:class:`rankings.sql.ListRow`):
     rank (the top three marked as the podium), movement, the player with their id (and
     country, shown on narrow screens), country, club, FLADUB, results counted.
 
@@ -183,8 +186,9 @@ def ranking_rows(entries: Iterable[Any], urls: dict[str, str]) -> SafeString:
 
 @register.simple_tag
 def counting_rows(results: Iterable[Any], urls: dict[str, str]) -> SafeString:
-    """The rows of a player's counting results (:class:`rankings.selectors_public.
-    CountingResult`): date, club, category, the table, points, weight now, weighted points,
+    """The rows of a player's counting results
+    (:class:`rankings.selectors.counting_results.CountingResult`): date, club, category,
+    the table, points, weight now, weighted points,
     weight and worth next month, whether among the best 20. Numbers as ``floatformat:2``
     writes them (rounded half up, in the reader's language)."""
     club_url, player_url = escape(urls["club"]), escape(urls["player"])
@@ -196,6 +200,7 @@ def counting_rows(results: Iterable[Any], urls: dict[str, str]) -> SafeString:
     # (Translated outside the f-strings: xgettext does not look inside them.)
     drops_out, yes, no = escape(_("drops out")), escape(_("yes")), escape(_("no"))
     drops_out = f'<span class="muted">{drops_out}</span>'
+    categories = dict(Category.choices)
     best = (f'<span class="tag ok">{yes}</span>', f'<span class="muted">{no}</span>')
     rows = []
     for result in results:
@@ -207,7 +212,7 @@ def counting_rows(results: Iterable[Any], urls: dict[str, str]) -> SafeString:
             if following
             else drops_out
         )
-        category = CATEGORY_NAMES.get(result.category, result.category)
+        category = categories.get(result.category, result.category)
         row_class = "" if result.in_best else ' class="not-best"'
         rows.append(
             f"<tr{row_class}>"
@@ -236,3 +241,48 @@ def choice_options(choices: Iterable[tuple[str, str]], selected: str) -> SafeStr
             for value, label in choices
         )
     )
+
+
+class DataTableNode(template.Node):
+    def __init__(
+        self, rows: FilterExpression, options: dict[str, FilterExpression], body: NodeList
+    ) -> None:
+        self.rows, self.options, self.body = rows, options, body
+
+    def render(self, context: template.Context) -> str:
+        options = {name: value.resolve(context) for name, value in self.options.items()}
+        if not self.rows.resolve(context):
+            if not options.get("empty"):
+                return ""
+            css = options.get("empty_class", "empty")
+            return format_html(
+                "<p{}>{}</p>", format_html(' class="{}"', css) if css else "", options["empty"]
+            )
+        css = format_html(' class="{}"', options["class"]) if options.get("class") else ""
+        return format_html(
+            '<div class="table-wrap" role="region" aria-labelledby="{}" tabindex="0">\n'
+            "<table{}>{}</table>\n</div>",
+            options["labelledby"],
+            css,
+            mark_safe(self.body.render(context)),  # noqa: S308 - a rendered template
+        )
+
+
+@register.tag
+def datatable(parser: Parser, token: Token) -> DataTableNode:
+    """``{% datatable rows labelledby="x-caption" class="x" empty=words %}`` BODY
+    ``{% enddatatable %}``: when ``rows`` is true, ``<table class="x">BODY</table>`` in a
+    focusable scroll region (narrow screens) labelled by the element ``labelledby`` (the
+    table's caption, or a heading); otherwise ``<p class="empty">words</p>`` (``empty_class``
+    another class, empty none; no ``empty``: nothing)."""
+    bits = token.split_contents()
+    if len(bits) < 3:
+        raise template.TemplateSyntaxError("datatable takes the rows and labelledby=...")
+    options = token_kwargs(bits[2:], parser)
+    if "labelledby" not in options or len(options) != len(bits) - 2:
+        raise template.TemplateSyntaxError(
+            "datatable takes name=value options, labelledby among them"
+        )
+    body = parser.parse(("enddatatable",))
+    parser.delete_first_token()
+    return DataTableNode(parser.compile_filter(bits[1]), options, body)

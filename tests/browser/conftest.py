@@ -12,9 +12,8 @@ set for the whole session it would leak into other tests (``check --deploy`` ref
 
 from __future__ import annotations
 
-import datetime as dt
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -78,19 +77,8 @@ def page(browser: Any, live_server: Any) -> Iterator[Any]:
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def set_now(monkeypatch: pytest.MonkeyPatch) -> Callable[[dt.datetime], None]:
-    """Fix the server clock (the live server and an in-process worker share the module)."""
-    from matches import clock
-
-    def setter(instant: dt.datetime) -> None:
-        monkeypatch.setattr(clock, "now", lambda: instant)
-
-    return setter
+def _fast_passwords(fast_passwords: None) -> None:
+    """Every browser test logs users in (``set_now`` is the suite's, tests/conftest.py)."""
 
 
 def log_in(page: Any, username: str, password: str) -> None:

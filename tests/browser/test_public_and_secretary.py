@@ -10,10 +10,9 @@ from typing import Any
 import pytest
 
 from matches.models import Match
-from rankings import services
 from tests.browser.conftest import log_in
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
-from tests.rankings.factories import BERLIN, after_deadline, submit_table
+from tests.rankings.factories import BERLIN, after_deadline, close, submit_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -26,7 +25,7 @@ def test_a_visitor_searches_the_ranking_and_opens_a_player(page: Any, set_now: A
         club, [([ada], 50), ([others[0]], 10), ([others[1]], 0)], id="t1", date="2026-03-05"
     )
     submit_table(club, [([others[2]], 30), ([others[0]], 20)], id="t2", date="2026-03-07")
-    services.month_close(month="2026-03", discipline="fido", now=after_deadline("2026-03"))
+    close("2026-03")
     set_now(after_deadline("2026-03", minutes=60))
 
     page.goto("/ranking/fido/")

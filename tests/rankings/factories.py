@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from matches.models import Club, Player
 from matches.months import Month, deadline
-from matches.services import matches_submit
+from matches.services import match_batch_submit
+from rankings.models import RankingList
+from rankings.services.close import month_close
 from tests.matches.factories import match_payload
 
 BERLIN = ZoneInfo("Europe/Berlin")
@@ -25,6 +28,14 @@ def after_deadline(month: Month | str, minutes: int = 10) -> dt.datetime:
     return deadline(month, BERLIN) + dt.timedelta(minutes=minutes)
 
 
+def close(month: Month | str, discipline: str = "fido", **options: Any) -> RankingList:
+    """Close ``month`` through the real service (by default a few minutes after its
+    deadline); ``options`` go to :func:`rankings.services.close.month_close`."""
+    month = month if isinstance(month, Month) else Month.parse(month)
+    options.setdefault("now", after_deadline(month))
+    return month_close(month=month, discipline=discipline, **options)
+
+
 def submit_table(
     club: Club,
     sides: Sequence[tuple[Sequence[Player], int]],
@@ -35,9 +46,9 @@ def submit_table(
     discipline: str = "fido",
     now: dt.datetime | None = None,
 ) -> None:
-    """One match through :func:`matches.services.matches_submit` (as the API would)."""
+    """One match through :func:`matches.services.match_batch_submit` (as the API would)."""
     played = dt.date.fromisoformat(date)
-    matches_submit(
+    match_batch_submit(
         payloads=[
             match_payload(
                 club,

@@ -9,10 +9,9 @@ import json
 
 import pytest
 
-from matches.months import Month
-from rankings import services
+from rankings.selectors import list_page
 from tests.matches.factories import ClubFactory, PlayerFactory
-from tests.rankings.factories import after_deadline, submit_table
+from tests.rankings.factories import close, submit_table
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +28,7 @@ def published():
     submit_table(berlin, [([a], 57), ([b], 31), ([c], 31), ([d], -4)], id="t1", date="2026-03-14")
     submit_table(vienna, [([e], 3), ([f], 1)], id="v1", date="2026-04-02")
     for month in ("2026-03", "2026-04"):
-        services.month_close(month=Month.parse(month), discipline="fido", now=after_deadline(month))
+        close(month)
 
 
 def test_current_list_is_the_latest_published(client, published) -> None:
@@ -78,6 +77,24 @@ def test_a_month_paged_and_filtered(client, published) -> None:
     assert [r["player_id"] for r in search["results"]] == ["P-B"]
     by_id = client.get("/api/rankings/fido/2026-04", {"q": "p-c"}).json()
     assert [r["player_id"] for r in by_id["results"]] == ["P-C"]
+
+
+def test_a_filtered_list_pages_alike_whatever_the_plan(
+    client, published, plan, monkeypatch
+) -> None:
+    """A numbered page of a filtered view counts exactly and cuts the same pages however the
+    matching entries are found (the ``plan`` fixture; "walked": more players match than
+    the id set takes)."""
+    if plan == "walked":
+        monkeypatch.setattr(list_page, "MANY_PLAYERS", 1)
+    url, query = "/api/rankings/fido/2026-04", {"club": "CLUB-BER", "page_size": 2}
+    bodies = [client.get(url, {**query, "page": n}).json() for n in (1, 2)]
+    assert [(b["count"], b["pages"], b["page"]) for b in bodies] == [(3, 2, 1), (3, 2, 2)]
+    assert [[r["player_id"] for r in b["results"]] for b in bodies] == [["P-A", "P-B"], ["P-C"]]
+    assert bodies[0]["next"] and bodies[0]["previous"] is None and bodies[1]["next"] is None
+    beyond = client.get(url, {**query, "page": 3})
+    assert beyond.status_code == 404
+    assert beyond.json()["errors"][0]["message"] == "page 3 is after the last page, 2"
 
 
 def test_archive_lists_every_published_month(client, published) -> None:

@@ -25,10 +25,12 @@ from django.core.management import call_command
 from django.db import connection, connections
 
 from matches.months import Month
-from rankings import fladub, loader, services, writer
+from rankings import fladub, writer
 from rankings.models import CloseRun, CurrentList, RankingEntry, RankingList
-from rankings.selectors import current_list
-from tests.rankings.factories import after_deadline, random_results
+from rankings.selectors.lists import current_list
+from rankings.selectors.window import window
+from rankings.services.close import month_close_enqueue
+from tests.rankings.factories import close, random_results
 
 pytestmark = [
     pytest.mark.postgres,
@@ -45,7 +47,7 @@ def history() -> None:
     """Random results over ten months, every month but the last one closed."""
     random_results(seed=11, matches=300, players=90, months=MONTHS)
     for month in MONTHS[:-1]:
-        services.month_close(month=month, discipline="fido", now=after_deadline(month))
+        close(month)
 
 
 def entries(ranking_list: RankingList) -> list[tuple[int, int, int, int, int | None]]:
@@ -58,9 +60,9 @@ def entries(ranking_list: RankingList) -> list[tuple[int, int, int, int, int | N
 
 def undisturbed(month: Month) -> list[tuple[int, int, int, int, int | None]]:
     """The list a single clean run computes from the same data (the portable path)."""
-    window = loader.load_window(discipline="fido", month=month, portable=True)
+    inputs = window(discipline="fido", month=month, portable=True)
     ranking = fladub.compute_list(
-        window.sides, month.index, window.published, player_order=window.player_order
+        inputs.sides, month.index, inputs.published, player_order=inputs.player_order
     )
     return [
         (p, r, c, n, None if prev == 0 else prev)
@@ -87,6 +89,11 @@ def run_of(pk: int) -> CloseRun:
     return CloseRun.objects.get(pk=pk)
 
 
+def current_id() -> int | None:
+    found = current_list(discipline="fido")
+    return None if found is None else found.id
+
+
 # --- through a worker -------------------------------------------------------------------------
 
 
@@ -103,14 +110,14 @@ def test_close_month_command_waits_for_the_worker(history, live_worker, capsys) 
     ]
     published = RankingList.objects.get(month=TARGET.first_day, status="published")
     assert entries(published) == undisturbed(TARGET)
-    assert current_list(discipline="fido") == published
+    assert current_id() == published.pk
     run = CloseRun.objects.get(month=TARGET.first_day)
     assert run.task_id and run.state == "succeeded" and run.attempts == 1
 
 
 def test_a_duplicate_delivery_publishes_nothing_twice(history, live_worker) -> None:
-    first = services.close_enqueue(month=TARGET, discipline="fido")
-    second = services.close_enqueue(month=TARGET, discipline="fido")
+    first = month_close_enqueue(month=TARGET, discipline="fido")
+    second = month_close_enqueue(month=TARGET, discipline="fido")
     for run in (first, second):
         wait_for(lambda run=run: run_of(run.pk).is_finished, 120, f"run {run.pk}")
     one, two = run_of(first.pk), run_of(second.pk)
@@ -123,19 +130,19 @@ def test_an_exception_half_way_leaves_the_previous_list_live(
     history, live_worker, monkeypatch
 ) -> None:
     previous = current_list(discipline="fido")
-    assert previous is not None and Month.of(previous.month) == TARGET.prev()
+    assert previous is not None and previous.list_month == TARGET.prev()
 
     def broken(**_kwargs):
         raise RuntimeError("the disk is full (simulated)")
 
     monkeypatch.setattr(writer, "write_entries", broken)
-    run = services.close_enqueue(month=TARGET, discipline="fido")
+    run = month_close_enqueue(month=TARGET, discipline="fido")
     wait_for(lambda: run_of(run.pk).is_finished, 120, "the failing run")
     failed = run_of(run.pk)
     assert failed.state == CloseRun.State.FAILED
     assert failed.error == "RuntimeError: the disk is full (simulated)"
     assert failed.stage == "write"
-    assert current_list(discipline="fido") == previous
+    assert current_id() == previous.id
     assert not RankingList.objects.filter(month=TARGET.first_day, status="published").exists()
     assert not RankingEntry.objects.filter(ranking_list__month=TARGET.first_day).exists()
 
@@ -145,19 +152,16 @@ def test_two_closes_at_once_publish_one_list(history) -> None:
     results: list[int] = []
     errors: list[BaseException] = []
 
-    def close() -> None:
+    def close_at_once() -> None:
         try:
             barrier.wait()
-            listed = services.month_close(
-                month=TARGET, discipline="fido", now=after_deadline(TARGET)
-            )
-            results.append(listed.pk)
+            results.append(close(TARGET).pk)
         except BaseException as exc:
             errors.append(exc)
         finally:
             connections.close_all()
 
-    threads = [threading.Thread(target=close) for _ in range(2)]
+    threads = [threading.Thread(target=close_at_once) for _ in range(2)]
     for thread in threads:
         thread.start()
     for thread in threads:
@@ -188,16 +192,17 @@ def _database_url() -> str:
 
 @pytest.fixture
 def worker_process(tmp_path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]:
-    """Start ``celery -A fido worker`` subprocesses on the test database; stop them after."""
+    """Start ``celery -A APP worker`` subprocesses on the test database (``APP`` the
+    project's app, or :mod:`tests.rankings.close_pause`: the same with a pause before each
+    publication); stop them after."""
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(name: str, **extra_env: str) -> subprocess.Popen[bytes]:
+    def start(name: str, app: str = "fido") -> subprocess.Popen[bytes]:
         env = {
             **os.environ,
             "DATABASE_URL": _database_url(),
             "CELERY_VISIBILITY_TIMEOUT": "3",
             "DJANGO_SETTINGS_MODULE": "fido.settings.base",
-            **extra_env,
         }
         log = (tmp_path / f"{name}.log").open("wb")
         process = subprocess.Popen(
@@ -206,7 +211,7 @@ def worker_process(tmp_path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]
                 "-m",
                 "celery",
                 "-A",
-                "fido",
+                app,
                 "worker",
                 "--pool",
                 "solo",
@@ -243,10 +248,8 @@ def test_a_worker_killed_mid_job_is_redelivered_and_publishes_once(
 
     app.control.purge()
     expected = undisturbed(TARGET)
-    doomed = worker_process(
-        "doomed", FIDO_TEST_CLOSE_PAUSE_SECONDS="120", FIDO_TEST_CLOSE_PAUSE_STAGE="write"
-    )
-    run = services.close_enqueue(month=TARGET, discipline="fido")
+    doomed = worker_process("doomed", app="tests.rankings.close_pause")
+    run = month_close_enqueue(month=TARGET, discipline="fido")
 
     # The job wrote its entries and sleeps before publishing: kill the worker there.
     wait_for(lambda: "write" in run_of(run.pk).timings, 120, "the job to finish writing")
@@ -256,7 +259,7 @@ def test_a_worker_killed_mid_job_is_redelivered_and_publishes_once(
     os.kill(doomed.pid, signal.SIGKILL)
     doomed.wait(30)
     assert run_of(run.pk).state == CloseRun.State.RUNNING  # nobody told the record
-    assert current_list(discipline="fido") == RankingList.objects.get(month=TARGET.prev().first_day)
+    assert current_id() == RankingList.objects.get(month=TARGET.prev().first_day).pk
 
     # Another worker: Redis hands it the unacknowledged task after the visibility timeout.
     worker_process("rescuer")
@@ -273,6 +276,6 @@ def test_a_worker_killed_mid_job_is_redelivered_and_publishes_once(
     assert finished.ranking_list_id == published.pk
     assert not RankingEntry.objects.filter(ranking_list=attempt).exists()
     assert entries(published) == expected
-    assert current_list(discipline="fido") == published
+    assert current_id() == published.pk
     assert CurrentList.objects.get(discipline="fido").ranking_list_id == published.pk
     assert np.unique([e[0] for e in expected]).size == len(expected)

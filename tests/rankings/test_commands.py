@@ -13,11 +13,9 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
-from matches.months import Month
-from rankings import services
 from rankings.models import RankingList
 from tests.matches.factories import ClubFactory, PlayerFactory
-from tests.rankings.factories import after_deadline, submit_table
+from tests.rankings.factories import close, submit_table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,7 +90,7 @@ def test_close_month_refusals_are_errors(march_results) -> None:
 @pytest.mark.django_db
 def test_export_ranking_csv_to_the_letter(march_results) -> None:
     for month in ("2026-03", "2026-04"):
-        services.month_close(month=Month.parse(month), discipline="fido", now=after_deadline(month))
+        close(month)
     out, _ = run("export_ranking", "2026-03")
     assert out == (
         "rank,player_id,name,country,fladub,results_counted,previous_rank\n"
@@ -110,7 +108,7 @@ def test_export_ranking_csv_to_the_letter(march_results) -> None:
 
 @pytest.mark.django_db
 def test_export_ranking_json(march_results) -> None:
-    services.month_close(month=Month(2026, 3), discipline="fido", now=after_deadline("2026-03"))
+    close("2026-03")
     out, _ = run("export_ranking", "2026-03", "--format", "json")
     assert '"fladub": 10.00,' in out
     assert json.loads(out) == [

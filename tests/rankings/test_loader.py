@@ -1,5 +1,5 @@
-"""rankings.loader and rankings.writer: the window rules, and the PostgreSQL COPY paths give
-exactly what the portable path gives."""
+"""The window (rankings.selectors.window, through rankings.loader) and rankings.writer: the
+window rules, and the PostgreSQL COPY paths give exactly what the portable path gives."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import pytest
 
 from matches.models import SideMember
 from matches.months import Month
-from rankings import fladub, loader, services, writer
+from rankings import fladub, loader, writer
 from rankings.models import RankingEntry, RankingList
+from rankings.selectors.counting_results import counting_results
+from rankings.selectors.window import Window, window
 from tests.matches.factories import ClubFactory, PlayerFactory
-from tests.rankings.factories import after_deadline, random_results, submit_table
+from tests.rankings.factories import after_deadline, close, random_results, submit_table
 
 MONTHS = [Month(2025, 3) + i for i in range(15)]  # 2025-03 .. 2026-05
 
@@ -25,7 +27,7 @@ def assert_same_sides(a: fladub.Sides, b: fladub.Sides) -> None:
         assert np.array_equal(left, right), name
 
 
-def assert_same_window(a: loader.Window, b: loader.Window) -> None:
+def assert_same_window(a: Window, b: Window) -> None:
     assert_same_sides(a.sides, b.sides)
     assert sorted(a.published) == sorted(b.published)
     for month, listed in a.published.items():
@@ -42,19 +44,19 @@ def assert_same_window(a: loader.Window, b: loader.Window) -> None:
 def test_copy_loader_equals_the_portable_path_on_postgres() -> None:
     random_results(seed=7, matches=400, players=120, months=MONTHS)
     for month in MONTHS[:13]:
-        services.month_close(month=month, discipline="fido", now=after_deadline(month))
+        close(month)
     target = MONTHS[13]  # 2026-04: a full window of 12 months and 12 published lists before it
-    portable = loader.load_window(discipline="fido", month=target, portable=True)
+    portable = window(discipline="fido", month=target, portable=True)
     assert len(portable.sides) > 1000
     assert len(portable.published) == 12
     for streams in (1, 2, 3):
-        fast = loader.load_window(discipline="fido", month=target, streams=streams, portable=False)
+        fast = window(discipline="fido", month=target, streams=streams, portable=False)
         assert_same_window(fast, portable)
     # And the lists computed from either are the same list.
     one = fladub.compute_list(
         portable.sides, target.index, portable.published, player_order=portable.player_order
     )
-    fast = loader.load_window(discipline="fido", month=target, streams=2, portable=False)
+    fast = window(discipline="fido", month=target, streams=2, portable=False)
     two = fladub.compute_list(
         fast.sides, target.index, fast.published, player_order=fast.player_order
     )
@@ -77,14 +79,18 @@ def test_the_window_keeps_exactly_the_results_that_count() -> None:
     )
     # A result counting only from May on (late) is not in April's window.
     SideMember.objects.filter(match__external_id="now").update(counting_month="2026-05-01")
-    window = loader.load_window(discipline="fido", month=Month(2026, 4), portable=True)
-    kept = set(window.sides.match_id.tolist())
+    inputs = window(discipline="fido", month=Month(2026, 4), portable=True)
+    kept = set(inputs.sides.match_id.tolist())
     names = dict(SideMember.objects.values_list("match_id", "match__external_id"))
     assert {names[m] for m in kept} == {"edge", "voided-later"}
     assert (
-        window.sides.counting_month.tolist()
+        inputs.sides.counting_month.tolist()
         == [Month(2025, 5).index] * 2 + [Month(2026, 2).index] * 2
     )
+    # A player's counting results read the same window (one definition of it).
+    for player in (a, b):
+        found = counting_results(player.pk, discipline="fido", month=Month(2026, 4))
+        assert sorted(r.match_id for r in found.results) == ["edge", "voided-later"]
 
 
 def test_the_binary_parser_refuses_a_null_or_a_foreign_stream() -> None:

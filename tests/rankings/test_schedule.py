@@ -9,9 +9,13 @@ import pytest
 from django.conf import settings
 
 from matches.months import Month
-from rankings import services
+from rankings import dispatch
 from rankings.models import CloseRun, RankingList
-from rankings.tasks import close_month
+from rankings.selectors.cycle import months_due
+from rankings.services.close import month_close
+from rankings.services.close_run import close_run_create
+from rankings.services.schedule import due_months_enqueue, past_months_close
+from rankings.tasks import month_close as month_close_task
 from tests.matches.factories import ClubFactory, PlayerFactory
 from tests.rankings.factories import after_deadline, submit_table
 
@@ -43,22 +47,18 @@ def test_berlin_march_is_due_five_minutes_after_midnight_cest(results_in) -> Non
     results_in("2026-03")
     # 2026-03-29 is the last Sunday of March: clocks go 02:00 CET -> 03:00 CEST. March's
     # deadline, 2026-04-01 00:00 CEST, is 2026-03-31 22:00 UTC (not 23:00, not 00:00).
-    assert services.months_due(now=utc(2026, 3, 29, 1, 30), delay=FIVE) == []
-    assert services.months_due(now=utc(2026, 3, 31, 22, 4, 59), delay=FIVE) == []
-    assert services.months_due(now=utc(2026, 3, 31, 22, 5), delay=FIVE) == [
-        ("fido", Month(2026, 3))
-    ]
+    assert months_due(now=utc(2026, 3, 29, 1, 30), delay=FIVE) == []
+    assert months_due(now=utc(2026, 3, 31, 22, 4, 59), delay=FIVE) == []
+    assert months_due(now=utc(2026, 3, 31, 22, 5), delay=FIVE) == [("fido", Month(2026, 3))]
 
 
 def test_berlin_october_is_due_five_minutes_after_midnight_cet(results_in) -> None:
     results_in("2026-10")
     # 2026-10-25, the last Sunday of October: 03:00 CEST -> 02:00 CET. October's deadline,
     # 2026-11-01 00:00 CET, is 2026-10-31 23:00 UTC.
-    assert services.months_due(now=utc(2026, 10, 25, 1, 30), delay=FIVE) == []
-    assert services.months_due(now=utc(2026, 10, 31, 23, 4, 59), delay=FIVE) == []
-    assert services.months_due(now=utc(2026, 10, 31, 23, 5), delay=FIVE) == [
-        ("fido", Month(2026, 10))
-    ]
+    assert months_due(now=utc(2026, 10, 25, 1, 30), delay=FIVE) == []
+    assert months_due(now=utc(2026, 10, 31, 23, 4, 59), delay=FIVE) == []
+    assert months_due(now=utc(2026, 10, 31, 23, 5), delay=FIVE) == [("fido", Month(2026, 10))]
 
 
 def test_february_deadline_just_before_the_spring_change(results_in) -> None:
@@ -66,19 +66,19 @@ def test_february_deadline_just_before_the_spring_change(results_in) -> None:
     # 2026-03-01 00:00 CET = 2026-02-28 23:00 UTC; the default delay is FIDO_CLOSE_DELAY.
     delay = dt.timedelta(minutes=settings.FIDO_CLOSE_DELAY)
     at = utc(2026, 2, 28, 23, 0) + delay
-    assert services.months_due(now=at - dt.timedelta(seconds=1)) == []
-    assert services.months_due(now=at) == [("fido", Month(2026, 2))]
+    assert months_due(now=at - dt.timedelta(seconds=1)) == []
+    assert months_due(now=at) == [("fido", Month(2026, 2))]
 
 
 def test_due_months_follow_the_closed_ones_per_discipline(results_in) -> None:
     results_in("2026-02", "2026-03")
     results_in("2026-03", discipline="austrian")
     now = utc(2026, 4, 10, 12, 0)
-    assert services.months_due(now=now) == [("fido", Month(2026, 2)), ("austrian", Month(2026, 3))]
-    services.month_close(month=Month(2026, 2), discipline="fido", now=now)
-    assert services.months_due(now=now) == [("fido", Month(2026, 3)), ("austrian", Month(2026, 3))]
-    services.month_close(month=Month(2026, 3), discipline="fido", now=now)
-    assert services.months_due(now=now) == [("austrian", Month(2026, 3))]
+    assert months_due(now=now) == [("fido", Month(2026, 2)), ("austrian", Month(2026, 3))]
+    month_close(month=Month(2026, 2), discipline="fido", now=now)
+    assert months_due(now=now) == [("fido", Month(2026, 3)), ("austrian", Month(2026, 3))]
+    month_close(month=Month(2026, 3), discipline="fido", now=now)
+    assert months_due(now=now) == [("austrian", Month(2026, 3))]
 
 
 def test_the_beat_task_enqueues_each_due_month_once(
@@ -87,8 +87,8 @@ def test_the_beat_task_enqueues_each_due_month_once(
     results_in("2026-03")
     now = after_deadline("2026-03")
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        runs = services.close_due_months(now=now)
-        again = services.close_due_months(now=now)
+        runs = due_months_enqueue(now=now)
+        again = due_months_enqueue(now=now)
     assert [(r.discipline, str(Month.of(r.month)), r.state) for r in runs] == [
         ("fido", "2026-03", "queued")
     ]
@@ -101,12 +101,17 @@ def test_the_beat_schedule_runs_the_due_task_every_five_minutes() -> None:
 
     from fido.celery import app
 
-    entry = settings.CELERY_BEAT_SCHEDULE["rankings-close-due-months"]
-    assert entry["task"] == "rankings.close_due_months"
+    entry = settings.CELERY_BEAT_SCHEDULE["rankings-due-months-close"]
+    assert entry["task"] == "rankings.due_months_close"
     assert entry["schedule"] == crontab(minute="*/5")
     app.loader.import_default_modules()
-    assert {"rankings.close_due_months", "rankings.close_month"} <= set(app.tasks)
-    task = app.tasks["rankings.close_month"]
+    # The names the services send by (rankings.dispatch) are the names the tasks have.
+    assert {dispatch.DUE_MONTHS_CLOSE, dispatch.MONTH_CLOSE} == {
+        "rankings.due_months_close",
+        "rankings.month_close",
+    }
+    assert {"rankings.due_months_close", "rankings.month_close"} <= set(app.tasks)
+    task = app.tasks["rankings.month_close"]
     assert task.acks_late and task.reject_on_worker_lost
     assert task.time_limit > task.soft_time_limit > 0
 
@@ -114,7 +119,7 @@ def test_the_beat_schedule_runs_the_due_task_every_five_minutes() -> None:
 def test_close_past_months_catches_up_oldest_first(results_in) -> None:
     results_in("2026-03", "2026-04")
     results_in("2026-05", discipline="allfives")
-    lists = services.close_past_months(now=dt.datetime(2026, 7, 15, 12, 0, tzinfo=UTC))
+    lists = past_months_close(now=dt.datetime(2026, 7, 15, 12, 0, tzinfo=UTC))
     assert [(x.discipline, str(Month.of(x.month))) for x in lists] == [
         ("fido", "2026-03"),
         ("fido", "2026-04"),
@@ -123,20 +128,20 @@ def test_close_past_months_catches_up_oldest_first(results_in) -> None:
         ("allfives", "2026-05"),
         ("allfives", "2026-06"),
     ]
-    assert services.close_past_months(now=dt.datetime(2026, 7, 15, 12, 0, tzinfo=UTC)) == []
+    assert past_months_close(now=dt.datetime(2026, 7, 15, 12, 0, tzinfo=UTC)) == []
 
 
 def test_the_task_body_publishes_and_a_refusal_is_final(results_in) -> None:
     results_in("2026-03")
-    run = services.close_run_create(month="2026-03", discipline="fido")
-    result = close_month.apply(args=("2026-03", "fido", run.pk)).get()
+    run = close_run_create(month="2026-03", discipline="fido")
+    result = month_close_task.apply(args=("2026-03", "fido", run.pk)).get()
     assert result["state"] == "published"
     assert RankingList.objects.get(pk=result["ranking_list"]).entry_count == 1
     run.refresh_from_db()
     assert (run.state, run.stage, run.percent) == ("succeeded", "done", 100)
 
-    refused_run = services.close_run_create(month="2999-01", discipline="fido")
-    refused = close_month.apply(args=("2999-01", "fido", refused_run.pk)).get()
+    refused_run = close_run_create(month="2999-01", discipline="fido")
+    refused = month_close_task.apply(args=("2999-01", "fido", refused_run.pk)).get()
     assert refused["state"] == "refused"
     refused_run.refresh_from_db()
     assert refused_run.state == CloseRun.State.FAILED

@@ -1,4 +1,4 @@
-"""rankings.services.month_close end to end: matches submitted through the real service,
+"""rankings.services.close.month_close end to end: matches submitted through the real service,
 months closed, the published entries checked against SPEC.md section 4's worked examples."""
 
 from __future__ import annotations
@@ -11,11 +11,19 @@ from django.db import IntegrityError, transaction
 from matches.models import ClosedMonth
 from matches.months import Month
 from matches.services import match_void
-from rankings import services, writer
+from rankings import writer
 from rankings.models import CloseRun, RankingEntry, RankingList
-from rankings.selectors import current_list, player_breakdown, player_history
+from rankings.selectors.counting_results import counting_results
+from rankings.selectors.lists import current_list
+from rankings.selectors.player_history import player_history
+from rankings.services.close import (
+    CloseRefused,
+    PublishedListImmutable,
+    list_mutable_check,
+    month_close,
+)
 from tests.matches.factories import AdminFactory, ClubFactory, PlayerFactory
-from tests.rankings.factories import after_deadline, received, submit_table
+from tests.rankings.factories import after_deadline, close, received, submit_table
 
 pytestmark = pytest.mark.django_db
 
@@ -28,12 +36,6 @@ def club():
 @pytest.fixture
 def abcd(club):
     return [PlayerFactory(player_id=f"P-{name}", name=name, club=club) for name in "ABCD"]
-
-
-def close(month: str, discipline: str = "fido", **kwargs) -> RankingList:
-    return services.month_close(
-        month=Month.parse(month), discipline=discipline, now=after_deadline(month), **kwargs
-    )
 
 
 def rows(ranking_list: RankingList) -> list[tuple[str, str, int, int | None, int | None]]:
@@ -91,12 +93,19 @@ def test_spec_worked_example_month_by_month(club, abcd) -> None:
     gone = close("2027-03")
     assert gone.status == RankingList.Status.PUBLISHED
     assert rows(gone) == []
-    assert current_list(discipline="fido") == gone
+    assert current_list(discipline="fido").id == gone.pk
 
     a = abcd[0]
-    history = player_history(player=a, discipline="fido")
-    assert [str(h.month) for h in history][:2] == ["2026-03", "2026-04"]
-    assert [f"{h.fladub:.2f}" for h in history][-1] == "0.83"
+    history = player_history(a, discipline="fido")
+    assert [str(h.list_month) for h in history][:2] == ["2026-03", "2026-04"]
+    listed = [h for h in history if h.listed]
+    assert [f"{h.fladub:.2f}" for h in listed][-1] == "0.83"
+    assert str(listed[-1].list_month) == "2027-02"
+    assert (str(history[-1].list_month), history[-1].rank, history[-1].fladub_cents) == (
+        "2027-03",
+        None,
+        0,
+    )
 
 
 def test_second_example_opponent_strength_reads_the_previous_list(club) -> None:
@@ -116,12 +125,12 @@ def test_second_example_opponent_strength_reads_the_previous_list(club) -> None:
     assert got["P-X"] == "99.17"  # 100 * 11/12 + 10 * (1 + 0.5) / 2 = 91.67 + 7.50
     assert got["P-Y"] == "45.83"  # 50 * 11/12 + 0
 
-    breakdown = player_breakdown(player=a, ranking_list=march)
-    assert [(r.match.external_id, r.points, r.age, r.in_best) for r in breakdown.results] == [
+    breakdown = counting_results(a.pk, discipline="fido", month=Month(2026, 3))
+    assert [(r.match_id, r.points, r.age, r.in_best) for r in breakdown.results] == [
         ("m1", 17.5, 0, True)
     ]
     assert breakdown.fladub == RankingEntry.objects.get(ranking_list=march, player=a).fladub
-    x_breakdown = player_breakdown(player=x, ranking_list=march)
+    x_breakdown = counting_results(x.pk, discipline="fido", month=Month(2026, 3))
     assert len(x_breakdown.results) == 11
     assert f"{x_breakdown.fladub:.2f}" == "99.17"
 
@@ -150,8 +159,8 @@ def test_a_result_voided_after_the_close_leaves_the_next_list_only(club, abcd) -
 def test_refused_before_the_deadline(club, abcd) -> None:
     worked_example_table(club, abcd)
     just_before = after_deadline("2026-03", minutes=0) - dt.timedelta(seconds=1)
-    with pytest.raises(services.CloseRefused, match="before its deadline, 2026-04-01 00:00"):
-        services.month_close(month=Month(2026, 3), discipline="fido", now=just_before)
+    with pytest.raises(CloseRefused, match="before its deadline, 2026-04-01 00:00"):
+        month_close(month=Month(2026, 3), discipline="fido", now=just_before)
     assert not RankingList.objects.exists()
     assert not ClosedMonth.objects.exists()
     run = CloseRun.objects.get()
@@ -162,10 +171,10 @@ def test_refused_before_the_deadline(club, abcd) -> None:
 def test_refused_while_the_previous_month_is_open(club, abcd) -> None:
     worked_example_table(club, abcd)
     close("2026-03")
-    with pytest.raises(services.CloseRefused, match="while 2026-04 is not closed"):
+    with pytest.raises(CloseRefused, match="while 2026-04 is not closed"):
         close("2026-05")
     # Nor may a month before the first close be closed any more.
-    with pytest.raises(services.CloseRefused, match="while 2026-01 is not closed"):
+    with pytest.raises(CloseRefused, match="while 2026-01 is not closed"):
         close("2026-02")
     assert RankingList.objects.count() == 1
 
@@ -176,10 +185,8 @@ def test_the_very_first_close_may_be_any_month(club, abcd) -> None:
 
 
 def test_unknown_discipline_is_refused() -> None:
-    with pytest.raises(services.CloseRefused, match="unknown discipline"):
-        services.month_close(
-            month=Month(2026, 3), discipline="chess", now=after_deadline("2026-03")
-        )
+    with pytest.raises(CloseRefused, match="unknown discipline"):
+        month_close(month=Month(2026, 3), discipline="chess", now=after_deadline("2026-03"))
 
 
 def test_a_second_close_returns_the_same_list(club, abcd) -> None:
@@ -206,7 +213,7 @@ def test_an_exception_half_way_leaves_the_previous_list_live(club, abcd, monkeyp
     monkeypatch.setattr(writer, "write_entries", broken)
     with pytest.raises(RuntimeError, match="disk full"):
         close("2026-04")
-    assert current_list(discipline="fido") == march
+    assert current_list(discipline="fido").id == march.pk
     assert not RankingList.objects.filter(month="2026-04-01", status="published").exists()
     run = CloseRun.objects.order_by("-id").first()
     assert run is not None
@@ -217,7 +224,7 @@ def test_an_exception_half_way_leaves_the_previous_list_live(club, abcd, monkeyp
     # April is frozen; the retry computes it and publishes once.
     monkeypatch.undo()
     april = close("2026-04")
-    assert current_list(discipline="fido") == april
+    assert current_list(discipline="fido").id == april.pk
     assert rows(april)[0][:2] == ("P-A", "9.17")
     assert RankingList.objects.filter(month="2026-04-01").count() == 1
 
@@ -245,8 +252,8 @@ def test_a_crashed_attempt_is_discarded_by_the_retry(club, abcd) -> None:
 def test_a_published_list_is_immutable(club, abcd) -> None:
     worked_example_table(club, abcd)
     march = close("2026-03")
-    with pytest.raises(services.PublishedListImmutable):
-        services.ensure_mutable(march)
+    with pytest.raises(PublishedListImmutable):
+        list_mutable_check(march)
     with pytest.raises(IntegrityError), transaction.atomic():
         RankingList.objects.filter(pk=march.pk).update(version=7)
     with pytest.raises(IntegrityError), transaction.atomic():

@@ -16,10 +16,18 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from matches import clock
-from matches.models import Discipline
+from matches.disciplines import CODES
 from matches.months import Month
-from rankings import services
 from rankings.models import CloseRun, RankingList
+from rankings.selectors.lists import published_list
+from rankings.services.close import (
+    CloseRefused,
+    month_close,
+    month_close_check,
+    month_close_enqueue,
+)
+from rankings.services.close_run import close_run_create
+from rankings.sql import ListInfo
 
 REPORTED_STAGES = ("load", "compute", "write", "publish")
 POLL_SECONDS = 0.5
@@ -32,7 +40,7 @@ class Command(BaseCommand):
         parser.add_argument("month", help="the month to close, YYYY-MM")
         parser.add_argument(
             "--discipline",
-            choices=Discipline.values,
+            choices=CODES,
             help="close this discipline only (default: every discipline)",
         )
         parser.add_argument(
@@ -52,12 +60,12 @@ class Command(BaseCommand):
             month = Month.parse(options["month"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        disciplines = [options["discipline"]] if options["discipline"] else Discipline.values
+        disciplines = [options["discipline"]] if options["discipline"] else list(CODES)
         problems: list[str] = []
         for discipline in disciplines:
             try:
                 self._close(month, discipline, inline=options["inline"], timeout=options["timeout"])
-            except (services.CloseRefused, _JobFailed) as exc:
+            except (CloseRefused, _JobFailed) as exc:
                 problems.append(f"{discipline} {month}: {exc}")
                 self.stderr.write(f"{discipline} {month}: {exc}")
         if problems:
@@ -66,22 +74,22 @@ class Command(BaseCommand):
             )
 
     def _close(self, month: Month, discipline: str, *, inline: bool, timeout: float) -> None:
-        already = services.published_list(discipline=discipline, month=month)
+        already = published_list(discipline=discipline, month=month)
         if already is not None:
             self.stdout.write(f"{discipline} {month}: already published ({_describe(already)})")
             return
-        services.close_check(month=month, discipline=discipline, now=clock.now())
+        month_close_check(month=month, discipline=discipline, now=clock.now())
         if inline:
-            run = services.close_run_create(month=month, discipline=discipline)
+            run = close_run_create(month=month, discipline=discipline)
             self.stdout.write(f"{discipline} {month}: closing in this process (run {run.pk})")
             try:
-                services.month_close(month=month, discipline=discipline, run=run)
-            except services.CloseRefused:
+                month_close(month=month, discipline=discipline, run=run)
+            except CloseRefused:
                 raise
             except Exception as exc:
                 raise _JobFailed(f"the ranking job failed: {type(exc).__name__}: {exc}") from exc
         else:
-            run = services.close_enqueue(month=month, discipline=discipline)
+            run = month_close_enqueue(month=month, discipline=discipline)
             self.stdout.write(f"{discipline} {month}: closing on a worker (run {run.pk})")
             self._wait(run, timeout)
         run.refresh_from_db()
@@ -110,7 +118,7 @@ class _JobFailed(Exception):
     pass
 
 
-def _describe(ranking_list: RankingList) -> str:
+def _describe(ranking_list: RankingList | ListInfo) -> str:
     return (
         f"list {ranking_list.pk}, version {ranking_list.version}, "
         f"{ranking_list.entry_count} entries"

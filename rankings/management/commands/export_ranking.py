@@ -9,10 +9,10 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from matches.models import Discipline
+from matches.disciplines import CODES
 from matches.months import Month
 from rankings.export import FORMATS, pieces
-from rankings.selectors import list_for_month
+from rankings.selectors.lists import published_list
 
 
 class Command(BaseCommand):
@@ -20,7 +20,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("month", help="the list's month, YYYY-MM")
-        parser.add_argument("--discipline", default=Discipline.FIDO, choices=Discipline.values)
+        parser.add_argument("--discipline", default="fido", choices=CODES)
         parser.add_argument("--format", default="csv", choices=FORMATS, dest="fmt")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -29,7 +29,7 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         discipline = options["discipline"]
-        ranking_list = list_for_month(discipline=discipline, month=month)
+        ranking_list = published_list(discipline=discipline, month=month)
         if ranking_list is None:
             raise CommandError(f"no published {discipline} list for {month}")
         for piece in pieces(ranking_list, options["fmt"]):

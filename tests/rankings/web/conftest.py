@@ -6,13 +6,12 @@ from __future__ import annotations
 import datetime as dt
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import unescape
 from zoneinfo import ZoneInfo
 
 import pytest
 
-from matches import clock
 from matches.models import Player
 from matches.months import Month
 from rankings.models import CurrentList, RankingEntry, RankingList
@@ -84,15 +83,28 @@ def visible_text(html: str) -> str:
     return text(html)
 
 
-def ranking_rows(html: str) -> list[list[str]]:
-    """The cells of the ranking table's body, as visible text, row by row."""
-    body = re.search(r'<table class="ranking">.*?<tbody>(.*?)</tbody>', html, re.S)
-    assert body, "no ranking table"
+def table_rows(html: str, table_class: str, cells: str = "t[hd]") -> list[list[str]]:
+    """The cells (``<th>`` and ``<td>``, or as ``cells`` says) of the body of the table of
+    class ``table_class``, as visible text, row by row."""
+    body = re.search(rf'<table class="{table_class}">.*?<tbody>(.*?)</tbody>', html, re.S)
+    assert body, f"no {table_class} table"
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body.group(1), re.S)
     return [
-        [visible_text(cell) for cell in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", row, re.S)]
+        [visible_text(cell) for cell in re.findall(rf"<{cells}[^>]*>(.*?)</{cells}>", row, re.S)]
         for row in rows
     ]
+
+
+def ranking_rows(html: str) -> list[list[str]]:
+    """The ranking table's rows: rank, movement, player (name and id), country, club,
+    FLADUB, results counted."""
+    return table_rows(html, "ranking")
+
+
+def results_rows(html: str) -> list[list[str]]:
+    """The player page's counting results: date, club, category, table, points, weight
+    now, weighted, weight next month, best 20."""
+    return table_rows(html, "results", cells="td")
 
 
 def parse_xml(data: str | bytes) -> ET.Element:
@@ -106,6 +118,6 @@ def svg_elements(html: str) -> list[ET.Element]:
 
 
 @pytest.fixture
-def fixed_now(monkeypatch: pytest.MonkeyPatch) -> dt.datetime:
-    monkeypatch.setattr(clock, "now", lambda: NOW)
+def fixed_now(set_now: Callable[[dt.datetime], None]) -> dt.datetime:
+    set_now(NOW)
     return NOW

@@ -3,7 +3,8 @@
 Staff only: anonymous visitors are sent to the login page, other users get 403. The close
 button is disabled, with the reason shown, before the deadline, while the previous month
 is not closed and while a close is running; a close needs a confirmation and is handed to
-the worker through :func:`rankings.services.close_enqueue` (its message is checked here;
+the worker through :func:`rankings.services.close.month_close_enqueue` (its message, sent by
+task name through :mod:`rankings.dispatch`, is checked here;
 tests/browser runs it on a real worker).
 """
 
@@ -12,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
-from collections.abc import Callable
 from html import unescape
 from typing import Any
 
@@ -23,13 +23,15 @@ from matches import clock
 from matches import services as match_services
 from matches.models import Match, Player
 from matches.months import Month
-from rankings import services
+from rankings import dispatch
 from rankings.models import CloseRun, RankingList
+from rankings.services.close_run import close_run_create
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
-from tests.rankings.factories import BERLIN, after_deadline, received, submit_table
+from tests.rankings.factories import BERLIN, after_deadline, close, received, submit_table
 
 URL = "/dashboard/"
 CLOSE = "/dashboard/close/"
+pytestmark = pytest.mark.usefixtures("fast_passwords")  # set_now: tests/conftest.py
 
 
 def text(html: str) -> str:
@@ -43,19 +45,6 @@ def card(html: str, discipline: str) -> str:
     )
     assert found, f"no card for {discipline}"
     return found.group(0)
-
-
-@pytest.fixture(autouse=True)
-def _fast_passwords(settings) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture
-def set_now(monkeypatch: pytest.MonkeyPatch) -> Callable[[dt.datetime], None]:
-    def setter(instant: dt.datetime) -> None:
-        monkeypatch.setattr(clock, "now", lambda: instant)
-
-    return setter
 
 
 @pytest.fixture
@@ -189,7 +178,7 @@ def test_a_month_whose_previous_month_is_open_is_refused(
     staff: Client, march: dict[str, Any], players: list[Player], set_now: Any
 ) -> None:
     # February is closed (so the federation has a history), March is not.
-    services.month_close(month="2026-02", discipline="fido", now=after_deadline("2026-02"))
+    close("2026-02")
     set_now(after_deadline("2026-04"))
     response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-04", "confirm": "yes"})
     assert response.status_code == 400
@@ -276,10 +265,8 @@ def test_a_confirmed_close_is_enqueued_and_followed(
     monkeypatch: pytest.MonkeyPatch,
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    from rankings import tasks
-
-    sent: list[dict[str, Any]] = []
-    monkeypatch.setattr(tasks.close_month, "apply_async", lambda **kw: sent.append(kw))
+    sent: list[tuple[str, dict[str, Any]]] = []
+    monkeypatch.setattr(dispatch.app, "send_task", lambda name, **kw: sent.append((name, kw)))
     set_now(after_deadline("2026-03"))
     with django_capture_on_commit_callbacks(execute=True):
         response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
@@ -288,7 +275,9 @@ def test_a_confirmed_close_is_enqueued_and_followed(
     run = CloseRun.objects.get()
     assert (run.discipline, run.month, run.state) == ("fido", dt.date(2026, 3, 1), "queued")
     assert run.requested_by is not None and run.requested_by.is_staff
-    assert sent == [{"args": ("2026-03", "fido", run.pk), "task_id": run.task_id}]
+    assert sent == [
+        ("rankings.month_close", {"args": ("2026-03", "fido", run.pk), "task_id": run.task_id})
+    ]
     page = staff.get(URL).content.decode()
     assert f"the ranking job is queued as run {run.pk}" in text(page)
     assert "Waiting for a worker" in text(card(page, "fido"))
@@ -312,7 +301,7 @@ def test_bad_close_input_is_a_400(staff: Client, data: dict[str, str], reason: s
 def test_a_published_month_cannot_be_closed_again(
     staff: Client, march: dict[str, Any], set_now: Any
 ) -> None:
-    services.month_close(month="2026-03", discipline="fido", now=after_deadline("2026-03"))
+    close("2026-03")
     set_now(after_deadline("2026-04"))
     response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
     assert response.status_code == 400
@@ -351,10 +340,8 @@ def test_the_run_json_gives_state_stage_percent_timings_and_error(staff: Client)
 def test_a_finished_close_shows_the_published_list_with_its_timings(
     staff: Client, march: dict[str, Any], set_now: Any
 ) -> None:
-    run = services.close_run_create(month="2026-03", discipline="fido")
-    published = services.month_close(
-        month="2026-03", discipline="fido", run=run, now=after_deadline("2026-03")
-    )
+    run = close_run_create(month="2026-03", discipline="fido")
+    published = close("2026-03", run=run)
     set_now(after_deadline("2026-03", minutes=30))
     body = json.loads(staff.get(f"/dashboard/runs/{run.pk}.json").content)
     assert (body["state"], body["stage"], body["percent"]) == ("succeeded", "done", 100)
@@ -411,12 +398,10 @@ def test_an_unreachable_task_queue_is_a_503_and_the_run_is_marked_failed(
 ) -> None:
     from kombu.exceptions import OperationalError
 
-    from rankings import tasks
-
-    def down(**kwargs: Any) -> None:
+    def down(name: str, **kwargs: Any) -> None:
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(tasks.close_month, "apply_async", down)
+    monkeypatch.setattr(dispatch.app, "send_task", down)
     set_now(after_deadline("2026-03"))
     response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
     assert response.status_code == 503

@@ -12,7 +12,7 @@ from matches.models import Player
 from tests.matches.factories import ClubFactory, PlayerFactory
 from tests.rankings.factories import submit_table
 
-from .conftest import parse_xml, publish, svg_elements, text, visible_text
+from .conftest import parse_xml, publish, results_rows, svg_elements, text, visible_text
 
 pytestmark = pytest.mark.django_db
 
@@ -39,15 +39,6 @@ def worked_example(club, abcd):
     submit_table(club, [([a], 57), ([b], 31), ([c], 31), ([d], -4)], id="t1", date="2026-03-14")
     publish("2026-03", [(a, 1, 1000, 1, None), (b, 2, 500, 1, None), (c, 2, 500, 1, None)])
     return publish("2026-04", [(a, 1, 917, 1, 1), (b, 2, 458, 1, 2), (c, 2, 458, 1, 2)])
-
-
-def results_rows(html: str) -> list[list[str]]:
-    body = re.search(r'<table class="results">.*?<tbody>(.*?)</tbody>', html, re.S)
-    assert body, "no results table"
-    return [
-        [visible_text(c) for c in re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)]
-        for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body.group(1), re.S)
-    ]
 
 
 def test_standing_club_and_country(client: Client, worked_example) -> None:

@@ -9,26 +9,13 @@ from html import unescape
 import pytest
 from django.test import Client
 
-from rankings import selectors_ranking_page as pages
+from rankings import sql
+from rankings.selectors import list_page as pages
 from tests.matches.factories import ClubFactory, PlayerFactory
 
 from .conftest import publish, ranking_rows, text
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture(params=["by_player", "id_set", "walked"])
-def plan(request, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The three ways a filtered view is read: the matching players' entries looked up by
-    player (up to 2,000 players), the list walked against the set of their ids (up to
-    20,000; here from 1), and the list walked with a probe per entry (more: here, more than
-    4)."""
-    if request.param == "id_set":
-        monkeypatch.setattr(pages, "EXACT_MATCHES", 0)
-    if request.param == "walked":
-        monkeypatch.setattr(pages, "EXACT_MATCHES", 0)
-        monkeypatch.setattr(pages, "MANY_PLAYERS", 4)
-    return request.param
 
 
 @pytest.fixture
@@ -363,7 +350,7 @@ def test_a_broad_filter_in_german_says_registered_players(
 
 def test_an_id_list_is_checked_before_it_is_written_into_sql() -> None:
     with pytest.raises(ValueError, match="digits"):
-        pages._in_id_set("1,2); DROP TABLE x; --", ("", []))
+        sql.in_id_set("1,2); DROP TABLE x; --", sql.Condition("", {}))
 
 
 def test_a_list_written_by_the_ranking_job_shows_in_export_order(client: Client, plan) -> None:

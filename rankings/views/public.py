@@ -1,9 +1,10 @@
 """The public pages: world ranking per discipline, players, clubs, archive, badges.
 
 No login needed. Each view checks its input (404 for an unknown discipline, player, club or
-list; 400 for a malformed month, page or filter), calls the read queries of
-:mod:`rankings.selectors_public` and renders. Every page reads a fixed number of queries,
-whatever the size of the list.
+list; 400 for a malformed month, page or filter), calls the selectors of
+:mod:`rankings.selectors` and renders. Every page reads a fixed number of queries,
+whatever the size of the list: the ranking page one for its lists and one to three for
+its page of entries (plus the filters' choices), the player page seven.
 """
 
 from __future__ import annotations
@@ -23,15 +24,19 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
 from matches import clock
-from matches.models import Player, club_id_validator
+from matches.disciplines import DISCIPLINES
+from matches.models import Category, Player, club_id_validator
 from matches.months import Month, local_month
 
-from . import badges, charts, selectors
-from . import selectors_player_page as player_page
-from . import selectors_public as public
-from . import selectors_ranking_page as pages
-from .models import RankingList
-from .names import CATEGORY_NAMES, DISCIPLINE_GAMES, DISCIPLINE_NAMES, DISCIPLINE_TITLES
+from .. import badges, charts
+from ..selectors import list_page as pages
+from ..selectors.clubs import club_page, clubs_by_country
+from ..selectors.counting_results import counting_results
+from ..selectors.lists import archive as published_archive
+from ..selectors.lists import current_lists, discipline_lists
+from ..selectors.player_history import HistoryPoint, player_history
+from ..selectors.players import player_by_id, player_disciplines, surviving_player
+from ..sql import EntryInfo, ListInfo
 
 MAX_QUERY_LENGTH = 100
 MAX_PAGE = 1_000_000
@@ -41,11 +46,15 @@ _CURSOR = re.compile(r"^([0-9]{1,9})-([0-9]{1,18})$")
 BADGE_MAX_AGE = 60 * 60  # a list changes once a month; an hour keeps embeds fresh enough
 
 
+def _category_names() -> dict[str, Any]:
+    return dict(Category.choices)
+
+
 # --- input ----------------------------------------------------------------------------------
 
 
 def _discipline(value: str) -> str:
-    if value not in DISCIPLINE_NAMES:
+    if value not in DISCIPLINES:
         raise Http404(_("No such discipline."))
     return value
 
@@ -108,9 +117,6 @@ def _query(**params: Any) -> str:
     return urlencode({k: v for k, v in params.items() if v not in ("", None, 1)})
 
 
-# --- pages ----------------------------------------------------------------------------------
-
-
 def _url_prefixes() -> dict[str, str]:
     """The prefixes of player and club addresses: pages that link hundreds of players
     append the ids instead of reversing a URL for each (a noticeable share of their time)."""
@@ -120,34 +126,35 @@ def _url_prefixes() -> dict[str, str]:
     }
 
 
+# --- the world ranking ----------------------------------------------------------------------
+
+
 def _discipline_tabs(current: str) -> list[dict[str, Any]]:
     return [
         {
             "code": code,
-            "name": name,
+            "name": info.name,
             "url": reverse("rankings:ranking", args=[code]),
             "current": code == current,
         }
-        for code, name in DISCIPLINE_NAMES.items()
+        for code, info in DISCIPLINES.items()
     ]
 
 
 @require_GET
 def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> HttpResponse:
     discipline = _discipline(discipline)
-    lists = pages.discipline_lists(discipline, None if month is None else _month(month))
+    lists = discipline_lists(discipline, None if month is None else _month(month))
     ranking_list = lists.current if month is None else lists.of_month
     if month is not None and ranking_list is None:
         raise Http404(_("No list of that month has been published."))
     filters = _filters(request)
-    page_number = _page(request)
-    start = _start_rank(request)
-    after, before = _cursor(request, "after"), _cursor(request, "before")
+    info = DISCIPLINES[discipline]
     context: dict[str, Any] = {
         "discipline": discipline,
-        "discipline_name": DISCIPLINE_NAMES[discipline],
-        "title": DISCIPLINE_TITLES[discipline],
-        "game": DISCIPLINE_GAMES[discipline],
+        "discipline_name": info.name,
+        "title": info.title,
+        "game": info.game,
         "tabs": _discipline_tabs(discipline),
         "ranking_list": ranking_list,
         "filters": filters,
@@ -156,38 +163,48 @@ def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> 
         "min_search": pages.MIN_NAME_SEARCH,
         "is_archive": month is not None,
     }
-    if ranking_list is None:
-        return render(request, "rankings/ranking.html", context)
+    if ranking_list is not None:
+        context.update(_ranking_table(request, ranking_list, filters, lists))
+    return render(request, "rankings/ranking.html", context)
+
+
+def _ranking_table(
+    request: HttpRequest,
+    ranking_list: ListInfo,
+    filters: pages.RankingFilters,
+    lists: Any,
+) -> dict[str, Any]:
+    """The page of the list the request asks for, and what surrounds the table."""
+    page_number, start = _page(request), _start_rank(request)
+    after, before = _cursor(request, "after"), _cursor(request, "before")
     if start is not None:
         # Go to a rank: the page holding that position, or the matches from that rank on.
         page_number = (min(start, max(ranking_list.entry_count, 1)) - 1) // pages.PAGE_SIZE + 1
         after, before = (start, 0), None
     try:
         if filters.active:
-            page = pages.ranking_page(ranking_list, filters=filters, after=after, before=before)
+            page = pages.list_page(ranking_list, filters=filters, after=after, before=before)
         else:
-            page = pages.ranking_page(ranking_list, page=page_number)
+            page = pages.list_page(ranking_list, page=page_number)
     except pages.PageOutOfRange:
         raise Http404(_("That page is beyond the end of the list.")) from None
     clubs, more_clubs = pages.club_choices()
-    list_month = Month.of(ranking_list.month)
     current = lists.current
     keep = {"q": filters.q, "country": filters.country, "club": filters.club}
-    context.update(
-        page=page,
-        list_month=list_month,
-        is_current=current is not None and current.pk == ranking_list.pk,
-        current_list=current,
-        months=lists.months,
-        countries=[(code, code) for code in pages.country_choices()],
-        clubs=clubs,
-        club_select=not more_clubs,
-        pager=_pager(request.path, keep, page),
-        urls=_url_prefixes(),
-        keep=keep,
-        downloads=_downloads(discipline, list_month),
-    )
-    return render(request, "rankings/ranking.html", context)
+    return {
+        "page": page,
+        "list_month": ranking_list.list_month,
+        "is_current": current is not None and current.id == ranking_list.id,
+        "current_list": current,
+        "months": lists.months,
+        "countries": [(code, code) for code in pages.country_choices()],
+        "clubs": clubs,
+        "club_select": not more_clubs,
+        "pager": _pager(request.path, keep, page),
+        "urls": _url_prefixes(),
+        "keep": keep,
+        "downloads": _downloads(ranking_list.discipline, ranking_list.list_month),
+    }
 
 
 def _pager(path: str, keep: dict[str, str], page: pages.RankingPage) -> dict[str, str]:
@@ -225,38 +242,31 @@ def _downloads(discipline: str, month: Month) -> dict[str, str]:
 @require_GET
 def archive(request: HttpRequest) -> HttpResponse:
     """Every published list: one row per month, one column per discipline."""
-    by_month: dict[Any, dict[str, RankingList]] = {}
-    total = 0
-    for code in DISCIPLINE_NAMES:
-        for ranking_list in selectors.published_lists(discipline=code):
-            by_month.setdefault(ranking_list.month, {})[code] = ranking_list
-            total += 1
-    rows = [
-        {"month": month, "cells": [cells.get(code) for code in DISCIPLINE_NAMES]}
-        for month, cells in sorted(by_month.items(), reverse=True)
-    ]
-    current = {rl.pk for rl in public.current_lists().values()}
+    found = published_archive()
     return render(
         request,
         "rankings/archive.html",
         {
-            "rows": rows,
-            "columns": [(code, DISCIPLINE_TITLES[code]) for code in DISCIPLINE_NAMES],
-            "current_ids": current,
-            "total": total,
+            "rows": found.rows,
+            "columns": [(code, info.title) for code, info in DISCIPLINES.items()],
+            "current_ids": found.current_ids,
+            "total": found.total,
         },
     )
+
+
+# --- players --------------------------------------------------------------------------------
 
 
 def _player_or_redirect(player_id: str, view: str, request: HttpRequest) -> Player | HttpResponse:
     """The player of a federation id (with their club), or a permanent redirect to the
     record a merged one lives on in (the old address keeps working); 404 for an unknown id."""
-    found = player_page.player_by_id(player_id)
+    found = player_by_id(player_id)
     if found is None:
         raise Http404(_("No such player."))
     if found.merged_into_id is None:
         return found
-    survivor = selectors.resolve_player(player_id)
+    survivor = surviving_player(player_id)
     if survivor is None or survivor.merged_into_id is not None:
         raise Http404(_("No such player."))  # a chain of merges too long to follow
     url = reverse(view, args=[survivor.player_id])
@@ -265,66 +275,79 @@ def _player_or_redirect(player_id: str, view: str, request: HttpRequest) -> Play
     return redirect(url, permanent=True)
 
 
-def _history_charts(points: list[player_page.HistoryPoint], name: str, code: str) -> dict[str, Any]:
-    labels = [f"{p.month:%Y-%m}" for p in points]
-    discipline = DISCIPLINE_NAMES[code]
-    fladubs = [p.fladub for p in points]
-    ranks = [p.rank for p in points]
-    listed = [p for p in points if p.rank is not None]
-    best = min(listed, key=lambda p: (p.rank, p.month)) if listed else None
+def _chart_words(points: list[HistoryPoint], name: str, discipline: Any) -> tuple[str, str]:
+    """The charts' descriptions (their accessible summaries)."""
+    first, last = f"{points[0].month:%Y-%m}", f"{points[-1].month:%Y-%m}"
+    fladubs = [p.fladub_cents / 100 for p in points]
     fladub_desc = _(
         "%(name)s's FLADUB in each %(discipline)s list from %(first)s to %(last)s: "
         "highest %(high)s, latest %(latest)s."
     ) % {
         "name": name,
         "discipline": discipline,
-        "first": labels[0],
-        "last": labels[-1],
+        "first": first,
+        "last": last,
         "high": number_format(max(fladubs), 2),
         "latest": number_format(fladubs[-1], 2),
     }
-    rank_desc = (
-        _(
-            "%(name)s's world rank in each %(discipline)s list: best %(best)d (%(month)s), "
-            "latest %(latest)s. Rank 1 is at the top."
-        )
-        % {
-            "name": name,
-            "discipline": discipline,
-            "best": best.rank,
-            "month": f"{best.month:%Y-%m}",
-            "latest": ranks[-1] if ranks[-1] is not None else _("not listed"),
-        }
-        if best
-        else ""
-    )
-    return {
-        "fladub_svg": mark_safe(  # noqa: S308 - charts.line_chart escapes every text it writes
-            charts.line_chart(
-                labels=labels,
-                series=[charts.Series(_("FLADUB"), fladubs)],
-                title=_("FLADUB history (%(discipline)s)") % {"discipline": discipline},
-                desc=fladub_desc,
-                chart_id=f"chart-fladub-{code}",
-                height=220,
-                value_format=lambda v: number_format(v, 2),
-            )
-        ),
-        "rank_svg": mark_safe(  # noqa: S308 - as above
-            charts.line_chart(
-                labels=labels,
-                series=[charts.Series(_("Rank"), ranks)],
-                title=_("World rank history (%(discipline)s)") % {"discipline": discipline},
-                desc=rank_desc,
-                chart_id=f"chart-rank-{code}",
-                height=220,
-                invert=True,
-                integer=True,
-                value_format=lambda v: f"{v:.0f}",
-                no_data=_("Not listed"),
-            )
-        ),
+    listed = [p for p in points if p.rank is not None]
+    if not listed:
+        return fladub_desc, ""
+    best = min(listed, key=lambda p: (p.rank, p.month))
+    rank_desc = _(
+        "%(name)s's world rank in each %(discipline)s list: best %(best)d (%(month)s), "
+        "latest %(latest)s. Rank 1 is at the top."
+    ) % {
+        "name": name,
+        "discipline": discipline,
+        "best": best.rank,
+        "month": f"{best.month:%Y-%m}",
+        "latest": points[-1].rank if points[-1].rank is not None else _("not listed"),
     }
+    return fladub_desc, rank_desc
+
+
+def _history_charts(points: list[HistoryPoint], name: str, code: str) -> dict[str, Any]:
+    labels = [f"{p.month:%Y-%m}" for p in points]
+    discipline = DISCIPLINES[code].name
+    fladub_desc, rank_desc = _chart_words(points, name, discipline)
+    fladub = charts.line_chart(
+        labels=labels,
+        series=[charts.Series(_("FLADUB"), [p.fladub_cents / 100 for p in points])],
+        title=_("FLADUB history (%(discipline)s)") % {"discipline": discipline},
+        desc=fladub_desc,
+        chart_id=f"chart-fladub-{code}",
+        height=220,
+        value_format=lambda v: number_format(v, 2),
+    )
+    rank = charts.line_chart(
+        labels=labels,
+        series=[charts.Series(_("Rank"), [p.rank for p in points])],
+        title=_("World rank history (%(discipline)s)") % {"discipline": discipline},
+        desc=rank_desc,
+        chart_id=f"chart-rank-{code}",
+        height=220,
+        invert=True,
+        integer=True,
+        value_format=lambda v: f"{v:.0f}",
+        no_data=_("Not listed"),
+    )
+    # charts.line_chart escapes every text it writes.
+    return {"fladub_svg": mark_safe(fladub), "rank_svg": mark_safe(rank)}  # noqa: S308
+
+
+def _selected_discipline(
+    request: HttpRequest, shown: list[str], entries: dict[str, EntryInfo]
+) -> str:
+    """The discipline asked for, else the one the player ranks best in, else the first."""
+    requested = request.GET.get("discipline", "")
+    if requested:
+        if requested not in DISCIPLINES:
+            raise BadRequest(_("No such discipline."))
+        return requested
+    if entries:
+        return min(entries, key=lambda code: entries[code].rank)
+    return shown[0] if shown else "fido"
 
 
 @require_GET
@@ -332,35 +355,28 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     found = _player_or_redirect(player_id, "rankings:player", request)
     if isinstance(found, HttpResponse):
         return found
-    standing = player_page.current_standings(found)
-    lists, standings = standing.lists, standing.entries
-    played = player_page.player_disciplines(found)
-    shown = [code for code in DISCIPLINE_NAMES if code in standings or code in played]
-    requested = request.GET.get("discipline", "")
-    if requested:
-        if requested not in DISCIPLINE_NAMES:
-            raise BadRequest(_("No such discipline."))
-        selected = requested
-    elif standings:
-        selected = min(standings, key=lambda code: standings[code].rank)
-    else:
-        selected = shown[0] if shown else "fido"
+    standing = current_lists(player_pk=found.pk)
+    lists, entries = standing.lists, standing.entries
+    played = player_disciplines(found)
+    shown = [code for code in DISCIPLINES if code in entries or code in played]
+    selected = _selected_discipline(request, shown, entries)
     ranking_list = lists.get(selected)
     results = (
-        player_page.counting_results(found, ranking_list) if ranking_list is not None else None
+        counting_results(found.pk, discipline=selected, month=ranking_list.list_month)
+        if ranking_list is not None
+        else None
     )
-    points = player_page.player_history(found, selected)
-    badge_path = reverse("rankings:player_badge", args=[found.player_id])
-    entry = standings.get(selected)
+    points = player_history(found, discipline=selected)
+    entry = entries.get(selected)
     context: dict[str, Any] = {
         "player": found,
         "selected": selected,
-        "selected_name": DISCIPLINE_NAMES[selected],
+        "selected_name": DISCIPLINES[selected].name,
         "tabs": [
             {
                 "code": code,
-                "name": DISCIPLINE_NAMES[code],
-                "entry": standings.get(code),
+                "name": DISCIPLINES[code].name,
+                "entry": entries.get(code),
                 "list": lists.get(code),
                 "current": code == selected,
                 "url": f"?{urlencode({'discipline': code})}",
@@ -372,10 +388,10 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
         "results": results,
         "history": list(reversed(points)),
         "charts": _history_charts(points, found.name, selected) if points else None,
-        "badge_path": badge_path,
+        "badge_path": reverse("rankings:player_badge", args=[found.player_id]),
         "badge_alt": _badge_text(selected, entry)[2],
         "badge_snippets": _badge_snippets(request, found),
-        "category_names": CATEGORY_NAMES,
+        "category_names": _category_names(),
         "urls": _url_prefixes(),
     }
     return render(request, "rankings/player.html", context)
@@ -394,11 +410,11 @@ def _badge_snippets(request: HttpRequest, player: Player) -> dict[str, str]:
     }
 
 
-def _badge_text(discipline: str, entry: Any) -> tuple[str, str, str]:
+def _badge_text(discipline: str, entry: EntryInfo | None) -> tuple[str, str, str]:
     label = (
         _("FIDO world rank")
         if discipline == "fido"
-        else _("%(discipline)s world rank") % {"discipline": DISCIPLINE_NAMES[discipline]}
+        else _("%(discipline)s world rank") % {"discipline": DISCIPLINES[discipline].name}
     )
     if entry is None:
         message = _("unranked")
@@ -416,14 +432,9 @@ def player_badge(request: HttpRequest, player_id: str) -> HttpResponse:
     if isinstance(found, HttpResponse):
         return found
     discipline = request.GET.get("discipline", "fido")
-    if discipline not in DISCIPLINE_NAMES:
+    if discipline not in DISCIPLINES:
         raise BadRequest(_("No such discipline."))
-    ranking_list = selectors.current_list(discipline=discipline)
-    entry = (
-        public.player_entries(found, [ranking_list]).get(discipline)
-        if ranking_list is not None
-        else None
-    )
+    entry = current_lists(player_pk=found.pk).entries.get(discipline)
     label, message, _whole = _badge_text(discipline, entry)
     colour = badges.GREY if entry is None else badges.GREEN if entry.rank <= 100 else badges.BLUE
     response = HttpResponse(
@@ -437,44 +448,24 @@ def player_badge(request: HttpRequest, player_id: str) -> HttpResponse:
     return response
 
 
+# --- clubs ------------------------------------------------------------------------------------
+
+
 @require_GET
 def clubs(request: HttpRequest) -> HttpResponse:
-    by_country: dict[str, list[Any]] = {}
-    for club in public.all_clubs():
-        by_country.setdefault(club.country, []).append(club)
+    by_country = clubs_by_country()
     return render(
         request,
         "rankings/clubs.html",
-        {"by_country": sorted(by_country.items()), "total": sum(map(len, by_country.values()))},
+        {"by_country": by_country, "total": sum(len(members) for _code, members in by_country)},
     )
 
 
 @require_GET
 def club(request: HttpRequest, club_id: str) -> HttpResponse:
-    found = public.club_by_id(club_id)
+    found = club_page(club_id, today=local_month(clock.now(), clock.federation_tz()))
     if found is None:
         raise Http404(_("No such club."))
-    lists = public.current_lists()
-    ordered_lists = [lists[code] for code in DISCIPLINE_NAMES if code in lists]
-    members = public.club_members(found, ordered_lists)
-    today = local_month(clock.now(), clock.federation_tz())
-    punctuality = public.club_punctuality(found, last=today)
-    submitted = [p for p in punctuality if p.total]
-    total = sum(p.total for p in submitted)
-    on_time = sum(p.on_time for p in submitted)
-    return render(
-        request,
-        "rankings/club.html",
-        {
-            "club": found,
-            "members": members,
-            "lists": ordered_lists,
-            "discipline_names": DISCIPLINE_NAMES,
-            "recent": public.club_recent_matches(found),
-            "punctuality": punctuality,
-            "punctuality_total": total,
-            "punctuality_on_time": on_time,
-            "punctuality_percent": round(100 * on_time / total) if total else None,
-            "category_names": CATEGORY_NAMES,
-        },
-    )
+    names = {code: info.name for code, info in DISCIPLINES.items()}
+    context = {"page": found, "discipline_names": names, "category_names": _category_names()}
+    return render(request, "rankings/club.html", context)

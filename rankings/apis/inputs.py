@@ -1,0 +1,68 @@
+"""The checks every ranking endpoint makes of its path and query parameters.
+
+Each returns the checked value or raises DRF's ``NotFound`` (unknown discipline, list or
+player: 404) or ``ValidationError`` with the parameter's name as its path (a malformed
+month: 400).
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.permissions import AllowAny
+from rest_framework.views import APIView
+
+from matches.disciplines import CODES
+from matches.models import Player
+from matches.months import Month
+
+from ..selectors.lists import current_list, published_list
+from ..selectors.players import surviving_player
+from ..sql import ListInfo
+
+DISCIPLINE = OpenApiParameter(
+    "discipline", str, OpenApiParameter.PATH, enum=list(CODES), description="discipline"
+)
+MONTH = OpenApiParameter(
+    "month", str, OpenApiParameter.PATH, description="the list's month, YYYY-MM"
+)
+PLAYER = OpenApiParameter("player_id", str, OpenApiParameter.PATH)
+
+
+class PublicAPI(APIView):
+    permission_classes = [AllowAny]
+    authentication_classes: list[type] = []
+
+
+def discipline(value: str) -> str:
+    if value not in CODES:
+        raise NotFound(f"unknown discipline {value!r} (one of {', '.join(CODES)})")
+    return value
+
+
+def month(value: str, path: str = "month") -> Month:
+    try:
+        return Month.parse(value)
+    except ValueError as exc:
+        raise ValidationError({path: [str(exc)]}) from exc
+
+
+def published(discipline: str, month: Month) -> ListInfo:
+    found = published_list(discipline=discipline, month=month)
+    if found is None:
+        raise NotFound(f"no published {discipline} list for {month}")
+    return found
+
+
+def current(discipline: str) -> ListInfo:
+    found = current_list(discipline=discipline)
+    if found is None:
+        raise NotFound(f"no {discipline} list has been published yet")
+    return found
+
+
+def player(player_id: str) -> Player:
+    found = surviving_player(player_id)
+    if found is None:
+        raise NotFound(f"unknown player {player_id!r}")
+    return found

@@ -1,0 +1,121 @@
+"""A player through the API: their history, and the results behind their number.
+
+- ``GET /api/rankings/{discipline}/players/{player_id}``: FLADUB, rank, results counted,
+  previous rank and movement in every published list that holds the player, oldest first
+  (:func:`rankings.selectors.player_history.player_history`, the player page's history);
+- ``GET /api/rankings/{discipline}/players/{player_id}/results[?month=YYYY-MM]``: every
+  result counting in that list (default: the current one) with its age, weight, weighted
+  points and whether it is among the best 20
+  (:func:`rankings.selectors.counting_results.counting_results`, the player page's table).
+
+A merged record's id answers for the record it was merged into.
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from ..selectors.counting_results import counting_results
+from ..selectors.player_history import player_history
+from . import inputs
+
+
+class HistoryRowOutput(serializers.Serializer):
+    month = serializers.CharField(source="list_month")
+    fladub = serializers.DecimalField(max_digits=12, decimal_places=2)
+    rank = serializers.IntegerField()
+    results_counted = serializers.IntegerField()
+    previous_rank = serializers.IntegerField(allow_null=True)
+    movement = serializers.IntegerField(allow_null=True)
+
+
+class HistoryOutput(serializers.Serializer):
+    player_id = serializers.CharField()
+    name = serializers.CharField()
+    country = serializers.CharField()
+    discipline = serializers.CharField()
+    history = HistoryRowOutput(many=True)
+
+
+class PlayerHistoryAPI(inputs.PublicAPI):
+    @extend_schema(
+        operation_id="rankings_player_history",
+        parameters=[inputs.DISCIPLINE, inputs.PLAYER],
+        responses={200: HistoryOutput, 404: OpenApiResponse(description="unknown player")},
+        summary="A player's FLADUB and rank in every published list, oldest first",
+    )
+    def get(self, request: Request, discipline: str, player_id: str) -> Response:
+        discipline = inputs.discipline(discipline)
+        player = inputs.player(player_id)
+        points = player_history(player, discipline=discipline)
+        return Response(
+            HistoryOutput(
+                {
+                    "player_id": player.player_id,
+                    "name": player.name,
+                    "country": player.country,
+                    "discipline": discipline,
+                    "history": [point for point in points if point.listed],
+                }
+            ).data
+        )
+
+
+class CountingResultOutput(serializers.Serializer):
+    match_id = serializers.CharField()
+    club = serializers.CharField(source="club_id")
+    date = serializers.DateField(source="date_played")
+    category = serializers.CharField()
+    counting_month = serializers.CharField()
+    points = serializers.FloatField()
+    age = serializers.IntegerField(help_text="months between the match and the list")
+    weight = serializers.DecimalField(max_digits=6, decimal_places=4, help_text="(12 - age) / 12")
+    weighted = serializers.FloatField(help_text="points * weight")
+    in_best = serializers.BooleanField(help_text="among the 20 results summed")
+
+
+class BreakdownOutput(serializers.Serializer):
+    """(The schema keeps the name it was published under.)"""
+
+    player_id = serializers.CharField()
+    discipline = serializers.CharField()
+    month = serializers.CharField()
+    fladub = serializers.DecimalField(max_digits=12, decimal_places=2)
+    results = CountingResultOutput(many=True)
+
+
+class PlayerResultsAPI(inputs.PublicAPI):
+    @extend_schema(
+        operation_id="rankings_player_results",
+        parameters=[
+            inputs.DISCIPLINE,
+            inputs.PLAYER,
+            OpenApiParameter("month", str, description="the list's month (default: current)"),
+        ],
+        responses={200: BreakdownOutput, 404: OpenApiResponse(description="unknown player")},
+        summary="Every result counting for a player in a list, with its weight",
+    )
+    def get(self, request: Request, discipline: str, player_id: str) -> Response:
+        discipline = inputs.discipline(discipline)
+        player = inputs.player(player_id)
+        month = request.query_params.get("month")
+        ranking_list = (
+            inputs.published(discipline, inputs.month(month))
+            if month
+            else inputs.current(discipline)
+        )
+        found = counting_results(player.pk, discipline=discipline, month=ranking_list.list_month)
+        return Response(
+            BreakdownOutput(
+                {
+                    "player_id": player.player_id,
+                    "discipline": discipline,
+                    "month": found.month,
+                    "fladub": found.fladub,
+                    "results": found.results,
+                }
+            ).data
+        )

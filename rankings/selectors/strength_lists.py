@@ -1,0 +1,82 @@
+"""The strength lists: the published lists that opponent strength is read from.
+
+In: a discipline, months M, and optionally a set of players (``Player`` primary keys).
+Out: month index of L(M - 1) -> :class:`rankings.fladub.PublishedList` (FLADUB in integer
+cents) for every M whose list in force, L(M - 1), is published: what
+:func:`rankings.fladub.match_points` takes (SPEC.md section 4.2: a match of month M reads
+L(M - 1)).
+
+- Whole lists (no ``players``): every entry. The close reads them so
+  (:func:`rankings.selectors.window.window`), on PostgreSQL through the loader's binary
+  ``COPY`` on ``streams`` connections.
+- Restricted to ``players``: their entries, plus each list's top entry (F_max, the divisor
+  of q = F / F_max, so that a restricted list gives every listed player the q the whole
+  list gives). Two statements whatever the number of months: the lists, then their
+  entries of those players or of rank 1. A player's counting results read them so
+  (:func:`rankings.selectors.counting_results.counting_results`).
+
+Guaranteed: published lists only; both forms give every player of ``players`` the same q.
+The caller owns the transaction (the close reads in one snapshot).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable
+
+import numpy as np
+
+from matches.months import Month
+
+from .. import fladub, loader, sql
+
+
+def strength_lists(
+    *,
+    discipline: str,
+    months: Iterable[Month],
+    players: Collection[int] | None = None,
+    streams: int = 1,
+    portable: bool = False,
+) -> dict[int, fladub.PublishedList]:
+    """The lists in force in ``months`` (L(M - 1) for each M), whole or restricted to
+    ``players`` and each list's top entry; keyed by the month index of the list."""
+    lists = _published_ids(discipline, {m.prev() for m in months})
+    if not lists:
+        return {}
+    if players is None:
+        return loader.whole_lists(lists, streams=streams, portable=portable)
+    return _restricted(lists, players)
+
+
+def _published_ids(discipline: str, months: set[Month]) -> dict[int, int]:
+    """Month index -> id of its published list, oldest first."""
+    if not months:
+        return {}
+    found = {
+        Month.of(row.month).index: row.id
+        for row in sql.LIST_MONTH.rows(sql.published_list_ids(discipline, months))
+    }
+    return dict(sorted(found.items()))
+
+
+def _restricted(lists: dict[int, int], players: Collection[int]) -> dict[int, fladub.PublishedList]:
+    month_of = {list_id: index for index, list_id in lists.items()}
+    wanted = set(players)
+    cents: dict[int, dict[int, int]] = {index: {} for index in lists}
+    tops: dict[int, tuple[int, int]] = {}
+    for row in sql.STRENGTH.rows(sql.strengths_of_players(lists.values(), wanted)):
+        index = month_of[row.list_id]
+        if row.player in wanted:
+            cents[index][row.player] = row.fladub_cents
+        if row.rank == 1 and row.fladub_cents > tops.get(index, (0, 0))[1]:
+            tops[index] = (row.player, row.fladub_cents)
+    published: dict[int, fladub.PublishedList] = {}
+    for index, (top_player, top_value) in tops.items():  # every non-empty list has a rank 1
+        rows = cents[index]
+        if top_player not in rows:
+            rows[top_player] = top_value
+        published[index] = fladub.PublishedList(
+            player=np.fromiter(rows.keys(), dtype=np.int64, count=len(rows)),
+            fladub_cents=np.fromiter(rows.values(), dtype=np.int64, count=len(rows)),
+        )
+    return published

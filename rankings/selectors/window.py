@@ -1,0 +1,93 @@
+"""The window: everything the close of L(R) computes from, read in one consistent snapshot.
+
+In: a discipline and the month R of the list L(R). Out: :class:`Window`, the inputs of
+:func:`rankings.fladub.compute_list`:
+
+- ``sides``: every result of the discipline counting in L(R) (the condition of
+  :func:`rankings.sql.window_condition`: ``counting_month <= R``,
+  ``R - 11 <= month_played <= R``, not voided before R), read by
+  :func:`rankings.loader.window_sides`;
+- ``published``: the strength lists (:func:`~rankings.selectors.strength_lists.strength_lists`,
+  whole) in force in every month M played in the window, and in R (L(R - 1): previous
+  ranks), in integer cents;
+- ``player_order``: each player's position in federation-id order, the tie-break within
+  a shared rank.
+
+Guaranteed: one snapshot for all of it. As the outermost transaction on PostgreSQL, a
+``REPEATABLE READ, READ ONLY`` transaction whose snapshot the loader's parallel
+connections import (``streams`` of them); inside another transaction, that transaction's
+view, read on its own connection (others cannot see its rows).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from django.db import connection, transaction
+
+from matches.months import Month
+
+from .. import fladub, loader
+from .strength_lists import strength_lists
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, eq=False)
+class Window:
+    discipline: str
+    month: Month
+    sides: fladub.Sides
+    published: dict[int, fladub.PublishedList]
+    player_order: loader.I64 | None
+
+    @property
+    def month_index(self) -> int:
+        return self.month.index
+
+
+def window(
+    *, discipline: str, month: Month, streams: int = 2, portable: bool | None = None
+) -> Window:
+    """The results counting in L(month), their strength lists and the player order."""
+    fast = loader.uses_copy() if portable is None else not portable
+    outermost = not connection.in_atomic_block
+    if not outermost:
+        streams = 1  # other connections cannot see the enclosing transaction's rows
+    with transaction.atomic():
+        if fast and outermost:
+            loader.one_snapshot()  # for every query below, and for the parallel readers
+        started = time.perf_counter()
+        sides = loader.window_sides(
+            discipline=discipline, month=month, streams=streams, portable=not fast
+        )
+        loaded = time.perf_counter()
+        played = {Month.from_index(m) for m in np.unique(sides.month_played).tolist()}
+        published = strength_lists(
+            discipline=discipline,
+            months=played | {month},
+            streams=streams,
+            portable=not fast,
+        )
+        player_order = loader.player_order(portable=not fast)
+        logger.info(
+            "loaded %s %s: %d results in %.2f s (%d streams), %d published lists and the "
+            "player order in %.2f s",
+            discipline,
+            month,
+            len(sides),
+            loaded - started,
+            streams if fast else 0,
+            len(published),
+            time.perf_counter() - loaded,
+        )
+    return Window(
+        discipline=discipline,
+        month=month,
+        sides=sides,
+        published=published,
+        player_order=player_order,
+    )

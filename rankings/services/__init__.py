@@ -1,0 +1,13 @@
+"""The rankings app's write side: the close of a month and its run record, the schedule.
+
+- :mod:`~rankings.services.close`: ``month_close`` (the ranking job), its check, its
+  enqueueing, the publication;
+- :mod:`~rankings.services.close_run`: the run record of a close (creation, progress,
+  failure);
+- :mod:`~rankings.services.schedule`: the beat task's body (enqueue the due closes), and
+  catching up inline.
+
+Services read through :mod:`rankings.selectors`, enqueue through :mod:`rankings.dispatch`
+and never import :mod:`rankings.tasks` (the tasks call the services). The modules import
+each other by module, never through this package, which imports none of them.
+"""

@@ -1,0 +1,353 @@
+"""The close of a month and the publication of its list (SPEC.md sections 3 and 4).
+
+:func:`month_close` is the ranking job. In: a month M and a discipline. Out: the published
+:class:`~rankings.models.RankingList` L(M). Guarantees:
+
+- **Refusals** (:class:`CloseRefused`, nothing changed): before M's deadline (the first
+  instant of M+1 in ``FIDO_TIMEZONE``); while M-1 has no published list, unless this is the
+  discipline's very first close; an unknown discipline (:func:`month_close_check`).
+- **Exclusive and idempotent.** The job holds a PostgreSQL session advisory lock per
+  discipline from start to end (:func:`close_lock`), so a second close (a retry, a
+  duplicate delivery, two admins) waits for the first and then finds L(M) published and
+  returns it. A partial unique constraint allows one published list per (discipline,
+  month); the publication is a conditional update in one transaction with the pointer
+  flip. Nothing is published twice and never a different list.
+- **Atomic publication.** Entries are written into a new list in status ``computing``
+  (invisible to readers), then one transaction marks it ``published`` and moves the
+  discipline's :class:`~rankings.models.CurrentList` pointer to it (:func:`list_publish`).
+- **Crash-safe.** A run that dies (exception, killed worker) leaves no published list; its
+  ``computing`` attempt is marked ``failed`` and its entries deleted by the next run, which
+  computes the list again from the same frozen data: the same list.
+- **Deterministic.** The month is frozen first (:func:`matches.services.month_freeze`), so
+  the window's results are fixed; the computation is exact (:mod:`rankings.fladub`).
+- **Recorded.** A :class:`~rankings.models.CloseRun` holds the state, the stage, a
+  percentage, each stage's seconds (freeze, load, compute, write, publish) and the error
+  (:mod:`rankings.services.close_run`).
+
+:func:`month_close_enqueue` records a run and hands the close to a worker
+(:mod:`rankings.dispatch`) once the transaction commits.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import logging
+from collections.abc import Iterator
+from typing import Any
+
+from django.conf import settings
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import Max
+
+from matches import clock, locks
+from matches import sql as matches_sql
+from matches.models import ClosedMonth
+from matches.months import Month, deadline
+from matches.services import month_freeze
+
+from .. import dispatch, fladub, writer
+from ..models import CloseRun, CurrentList, RankingEntry, RankingList
+from ..selectors.lists import published_list
+from ..selectors.window import window
+from .close_run import (
+    CloseRefused,
+    Progress,
+    RunTracker,
+    as_month,
+    check_discipline,
+    close_run_create,
+    close_run_fail,
+)
+
+logger = logging.getLogger(__name__)
+
+__all__ = [
+    "CloseRefused",
+    "PublishedListImmutable",
+    "close_lock",
+    "list_mutable_check",
+    "list_publish",
+    "month_close",
+    "month_close_check",
+    "month_close_enqueue",
+]
+
+
+class PublishedListImmutable(Exception):
+    """A published list or its entries cannot be changed."""
+
+
+# --- the close --------------------------------------------------------------------------------
+
+
+def month_close(
+    *,
+    month: Month | str,
+    discipline: str,
+    by: Any = None,
+    now: dt.datetime | None = None,
+    progress: Progress | None = None,
+    run: CloseRun | None = None,
+    streams: int | None = None,
+) -> RankingList:
+    """Close ``month`` of ``discipline`` and publish its list; return the published list.
+
+    ``now`` is the instant the rules are checked against (the deadline; the freeze's time),
+    default the server clock. ``progress(stage, percent)`` is called as the job advances.
+    ``run`` is the run record to update (created when not given). ``streams`` is the
+    number of parallel ``COPY`` readers on PostgreSQL (``FIDO_CLOSE_LOAD_STREAMS``).
+    """
+    month = as_month(month)
+    check_discipline(discipline)
+    now = now or clock.now()
+    tracker = RunTracker(
+        run or close_run_create(month=month, discipline=discipline, by=by), progress
+    )
+    tracker.start()
+    try:
+        with close_lock(discipline):
+            already = _published(discipline, month)
+            if already is not None:
+                tracker.succeed(already)
+                return already
+            month_close_check(month=month, discipline=discipline, now=now)
+            _freeze(month, discipline, by=by, now=now, tracker=tracker)
+            ranking = _compute(month, discipline, streams=_streams(streams), tracker=tracker)
+            attempt = _write(month, discipline, ranking, tracker=tracker)
+            del ranking
+            try:
+                tracker.stage("publish")
+                published = list_publish(attempt.pk)
+            except BaseException:
+                _mark_failed(attempt.pk)
+                raise
+            tracker.succeed(published)
+            return published
+    except BaseException as exc:
+        tracker.fail(exc)
+        raise
+
+
+def _freeze(
+    month: Month, discipline: str, *, by: Any, now: dt.datetime, tracker: RunTracker
+) -> None:
+    """Stage 1: no result enters the month any more; earlier attempts are discarded."""
+    tracker.stage("freeze")
+    with transaction.atomic():
+        month_freeze(discipline=discipline, month=month, by=by, now=now)
+    _discard_attempts(discipline=discipline, month=month)
+
+
+def _compute(
+    month: Month, discipline: str, *, streams: int, tracker: RunTracker
+) -> fladub.RankingList:
+    """Stages 2 and 3: read the window, compute the list."""
+    tracker.stage("load")
+    inputs = window(discipline=discipline, month=month, streams=streams)
+    tracker.stage("compute")
+    ranking = fladub.compute_list(
+        inputs.sides, month.index, inputs.published, player_order=inputs.player_order
+    )
+    tracker.stage_done()
+    return ranking
+
+
+def _write(
+    month: Month, discipline: str, ranking: fladub.RankingList, *, tracker: RunTracker
+) -> RankingList:
+    """Stage 4: the entries, in a new list (``computing``: invisible to readers)."""
+    tracker.stage("write")
+    with transaction.atomic():
+        attempt = RankingList.objects.create(
+            discipline=discipline,
+            month=month.first_day,
+            version=_next_version(discipline, month),
+            status=RankingList.Status.COMPUTING,
+            created_at=clock.now(),
+        )
+        count = writer.write_entries(ranking_list=attempt, ranking=ranking)
+        RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
+    tracker.stage_done()
+    return attempt
+
+
+def month_close_check(*, month: Month, discipline: str, now: dt.datetime) -> None:
+    """Raise :class:`CloseRefused` unless ``month`` may be closed at ``now``."""
+    check_discipline(discipline)
+    tz = clock.federation_tz()
+    due = deadline(month, tz)
+    if now < due:
+        raise CloseRefused(
+            f"{month} ({discipline}) cannot be closed before its deadline, "
+            f"{due:%Y-%m-%d %H:%M %Z} ({tz.key})"
+        )
+    previous = month.prev()
+    if (
+        _has_history(discipline, besides=month)
+        and published_list(discipline=discipline, month=previous) is None
+    ):
+        raise CloseRefused(
+            f"{month} ({discipline}) cannot be closed while {previous} is not closed: "
+            f"close {previous} first"
+        )
+
+
+def month_close_enqueue(*, month: Month | str, discipline: str, by: Any = None) -> CloseRun:
+    """Record a run and hand the close to a worker once the current transaction commits.
+
+    When the broker refuses the message the run is marked failed and the broker's error
+    (``kombu.exceptions.OperationalError`` or ``OSError``) propagates from the commit (at
+    once, outside a transaction)."""
+    month = as_month(month)
+    run = close_run_create(month=month, discipline=discipline, by=by)
+
+    def failed(exc: BaseException) -> None:
+        logger.error("could not enqueue the close of %s %s: %s", discipline, month, exc)
+        close_run_fail(run_id=run.pk, error=f"the task queue is unreachable: {exc}")
+
+    dispatch.month_close_send(
+        month=month, discipline=discipline, run_id=run.pk, task_id=run.task_id, on_failure=failed
+    )
+    return run
+
+
+# --- the lock and the publication --------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def close_lock(discipline: str) -> Iterator[None]:
+    """The discipline's close lock (PostgreSQL session advisory lock), held for the whole job.
+
+    A killed worker's connection drops and the server releases the lock with it; there is
+    no expiry to tune. Elsewhere (SQLite) the unique constraint and the conditional
+    publication keep a concurrent close from publishing twice.
+    """
+    if connection.vendor != "postgresql":
+        yield
+        return
+    key = (locks.LOCK_NAMESPACE, locks.lock_key(f"close:{discipline}"))
+    matches_sql.execute(matches_sql.advisory_lock("pg_advisory_lock", *key))
+    try:
+        yield
+    finally:
+        try:
+            matches_sql.execute(matches_sql.advisory_lock("pg_advisory_unlock", *key))
+        except DatabaseError:  # the connection is gone, and the lock with it
+            logger.warning("could not release the close lock of %s", discipline, exc_info=True)
+
+
+def list_publish(list_id: int) -> RankingList:
+    """Mark the list published and flip the pointer, in one transaction; if another close
+    published the month first, mark this attempt failed and return that list."""
+    try:
+        with transaction.atomic():
+            _flip(list_id)
+    except _AlreadyPublished as already:
+        _mark_failed(list_id)
+        return already.ranking_list
+    except IntegrityError:
+        # Another close published this month between our check and our update (only
+        # possible without the advisory lock, i.e. on SQLite): return its list.
+        mine = RankingList.objects.get(pk=list_id)
+        found = _published(mine.discipline, Month.of(mine.month))
+        if found is None:
+            raise
+        _mark_failed(list_id)
+        return found
+    return RankingList.objects.get(pk=list_id)
+
+
+def _flip(list_id: int) -> None:
+    """Inside the publication's transaction: the status, then the pointer."""
+    ranking_list = RankingList.objects.select_for_update().get(pk=list_id)
+    discipline, month_day = ranking_list.discipline, ranking_list.month
+    pointer = CurrentList.objects.select_for_update().filter(discipline=discipline).first()
+    existing = RankingList.objects.filter(
+        discipline=discipline, month=month_day, status=RankingList.Status.PUBLISHED
+    ).first()
+    if existing is not None:
+        raise _AlreadyPublished(existing)
+    if ranking_list.status != RankingList.Status.COMPUTING:
+        raise RuntimeError(f"{ranking_list} was discarded by another close while it was written")
+    at = clock.now()
+    RankingList.objects.filter(pk=list_id, status=RankingList.Status.COMPUTING).update(
+        status=RankingList.Status.PUBLISHED, published_at=at
+    )
+    if pointer is None:
+        CurrentList.objects.create(discipline=discipline, ranking_list_id=list_id, updated_at=at)
+    elif pointer.ranking_list.month <= month_day:
+        pointer.ranking_list_id = list_id
+        pointer.updated_at = at
+        pointer.save(update_fields=["ranking_list", "updated_at"])
+
+
+class _AlreadyPublished(Exception):
+    def __init__(self, ranking_list: RankingList) -> None:
+        super().__init__(str(ranking_list))
+        self.ranking_list = ranking_list
+
+
+def list_mutable_check(ranking_list: RankingList) -> None:
+    """Refuse any change to a published list (the database refuses it too)."""
+    status = RankingList.objects.filter(pk=ranking_list.pk).values_list("status", flat=True).first()
+    if status == RankingList.Status.PUBLISHED or ranking_list.is_published:
+        raise PublishedListImmutable(f"{ranking_list} is published: it never changes")
+
+
+# --- internals ----------------------------------------------------------------------------------
+
+
+def _published(discipline: str, month: Month) -> RankingList | None:
+    """The published list of the month, as the model the close returns."""
+    found = published_list(discipline=discipline, month=month)
+    return None if found is None else RankingList.objects.get(pk=found.id)
+
+
+def _discard_attempts(*, discipline: str, month: Month) -> None:
+    """Earlier attempts at this list (a crashed or failed run): no entries, status failed."""
+    stale = RankingList.objects.filter(
+        discipline=discipline,
+        month=month.first_day,
+        status__in=[RankingList.Status.COMPUTING, RankingList.Status.FAILED],
+    )
+    with transaction.atomic():
+        RankingEntry.objects.filter(ranking_list__in=stale).delete()
+        stale.update(status=RankingList.Status.FAILED, entry_count=0)
+
+
+def _mark_failed(list_id: int) -> None:
+    """Mark an attempt failed; must not raise (called while the job's error propagates)."""
+    with contextlib.suppress(DatabaseError):
+        RankingList.objects.filter(pk=list_id, status=RankingList.Status.COMPUTING).update(
+            status=RankingList.Status.FAILED
+        )
+
+
+def _next_version(discipline: str, month: Month) -> int:
+    latest = RankingList.objects.filter(discipline=discipline, month=month.first_day).aggregate(
+        v=Max("version")
+    )["v"]
+    return (latest or 0) + 1
+
+
+def _has_history(discipline: str, *, besides: Month) -> bool:
+    """Whether the discipline was ever closed, apart from ``besides`` (a retried first close)."""
+    if (
+        RankingList.objects.filter(discipline=discipline, status=RankingList.Status.PUBLISHED)
+        .exclude(month=besides.first_day)
+        .exists()
+    ):
+        return True
+    return (
+        ClosedMonth.objects.filter(discipline=discipline).exclude(month=besides.first_day).exists()
+    )
+
+
+def _streams(streams: int | None) -> int:
+    if streams is not None:
+        return max(1, streams)
+    # Parallel readers need a transaction of their own to share its snapshot.
+    if connection.in_atomic_block:
+        return 1
+    return max(1, int(getattr(settings, "FIDO_CLOSE_LOAD_STREAMS", 2)))

@@ -1,0 +1,168 @@
+"""The run record of a close: who asked, its state and stage, a percentage, each stage's
+seconds and the error (:class:`~rankings.models.CloseRun`).
+
+- :func:`close_run_create` records a request to close a month (state ``queued``);
+  :func:`close_run_claim` gives a delivered task its record;
+- :class:`RunTracker` writes the record as the job advances, in autocommit, so that
+  readers (the dashboard's progress bar, ``close_month`` waiting for its worker) see each
+  step at once;
+- :func:`close_run_fail` marks a run failed that no job will ever pick up (the broker
+  refused it).
+
+None of these raises a database error into the job: record keeping never hides the job's
+own error (a failed update is logged).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from django.db import DatabaseError
+
+from matches import clock
+from matches.disciplines import CODES
+from matches.months import Month
+
+from ..models import CloseRun, RankingList
+
+logger = logging.getLogger(__name__)
+
+Progress = Callable[[str, int], None]
+
+STAGES = ("freeze", "load", "compute", "write", "publish")
+# Where each stage starts and ends on the run's progress bar (percent).
+_STAGE_SPAN = {
+    "freeze": (0, 3),
+    "load": (3, 40),
+    "compute": (40, 70),
+    "write": (70, 95),
+    "publish": (95, 100),
+}
+
+
+class CloseRefused(Exception):
+    """The close is not allowed (yet): the message says why. Nothing was changed."""
+
+
+def as_month(month: Month | str) -> Month:
+    return month if isinstance(month, Month) else Month.parse(month)
+
+
+def check_discipline(discipline: str) -> None:
+    """Raise :class:`CloseRefused` for an unknown discipline."""
+    if discipline not in CODES:
+        raise CloseRefused(f"unknown discipline {discipline!r} (one of {', '.join(CODES)})")
+
+
+def close_run_create(*, month: Month | str, discipline: str, by: Any = None) -> CloseRun:
+    """A new run record (queued) for the close of ``month`` of ``discipline``."""
+    month = as_month(month)
+    check_discipline(discipline)
+    return CloseRun.objects.create(
+        month=month.first_day,
+        discipline=discipline,
+        requested_by=by if getattr(by, "pk", None) else None,
+        created_at=clock.now(),
+        task_id=str(uuid.uuid4()),
+    )
+
+
+def close_run_claim(
+    *, run_id: int, month: Month | str, discipline: str, task_id: str | None
+) -> CloseRun:
+    """The run record a delivered task works on: run ``run_id``, or a new one if it was
+    deleted (a trace of every run is kept); its task id becomes the delivering task's."""
+    run = CloseRun.objects.filter(pk=run_id).first()
+    if run is None:
+        run = close_run_create(month=month, discipline=discipline)
+    if task_id and run.task_id != task_id:
+        CloseRun.objects.filter(pk=run.pk).update(task_id=task_id)
+        run.task_id = task_id
+    return run
+
+
+def close_run_fail(*, run_id: int, error: str) -> None:
+    """Mark a run failed (its job will never run); must not raise: it is called while
+    another error is being handled."""
+    _update(run_id, state=CloseRun.State.FAILED, error=error[:10_000], finished_at=clock.now())
+
+
+def _update(run_id: int, **fields: Any) -> None:
+    try:
+        CloseRun.objects.filter(pk=run_id).update(**fields)
+    except DatabaseError:  # never let the record keeping hide the job's own error
+        logger.warning("could not update close run %s", run_id, exc_info=True)
+
+
+class RunTracker:
+    """Writes a run's record as its job advances, stage by stage."""
+
+    def __init__(self, run: CloseRun, progress: Progress | None) -> None:
+        self.run = run
+        self.progress = progress
+        self.current: str | None = None
+        self.started = 0.0
+        self.timings: dict[str, float] = {}
+
+    def _save(self, **fields: Any) -> None:
+        for name, value in fields.items():
+            setattr(self.run, name, value)
+        _update(self.run.pk, **fields)
+
+    def start(self) -> None:
+        self._save(
+            state=CloseRun.State.RUNNING,
+            stage=CloseRun.Stage.WAITING,
+            percent=0,
+            error="",
+            timings={},
+            started_at=clock.now(),
+            finished_at=None,
+            attempts=self.run.attempts + 1,
+        )
+
+    def _finish_stage(self) -> None:
+        if self.current is not None:
+            self.timings[self.current] = round(time.perf_counter() - self.started, 3)
+            self.current = None
+
+    def stage_done(self) -> None:
+        """Record the current stage's time now (before a slow next step)."""
+        self._finish_stage()
+        self._save(timings=dict(self.timings))
+
+    def stage(self, name: str) -> None:
+        self._finish_stage()
+        self.current = name
+        self.started = time.perf_counter()
+        percent = _STAGE_SPAN[name][0]
+        self._save(stage=name, percent=percent, timings=dict(self.timings))
+        if self.progress is not None:
+            self.progress(name, percent)
+
+    def succeed(self, ranking_list: RankingList) -> None:
+        self._finish_stage()
+        self._save(
+            state=CloseRun.State.SUCCEEDED,
+            stage=CloseRun.Stage.DONE,
+            percent=100,
+            timings=dict(self.timings),
+            ranking_list=ranking_list,
+            finished_at=clock.now(),
+        )
+        if self.progress is not None:
+            self.progress("done", 100)
+
+    def fail(self, exc: BaseException) -> None:
+        self._finish_stage()
+        message = str(exc) if isinstance(exc, CloseRefused) else f"{type(exc).__name__}: {exc}"
+        self._save(
+            state=CloseRun.State.FAILED,
+            timings=dict(self.timings),
+            error=message[:10_000],
+            finished_at=clock.now(),
+        )

@@ -1,0 +1,849 @@
+"""The rankings app's SQL statements, the rows they return, and the helpers that run them.
+
+Why raw SQL: the public pages run a few fixed statements per request, and building them
+through the ORM cost more CPU than the database spends answering them (some 0.5 ms per
+query against 0.1 ms through a cursor). Every such statement of the read side is written
+here and nowhere else (the binary ``COPY`` paths of the close are in
+:mod:`rankings.loader` and :mod:`rankings.writer`).
+
+Contract:
+
+- A statement is a :class:`matches.sql.Statement`: SQL with NAMED parameters
+  (``%(name)s``) and their values, never a positional order shared across subqueries.
+  :func:`fetch` runs one through Django's cursor (client-side binding, never prepared: a
+  page's plan is made for its constants, as the ORM's would be) and returns its rows;
+  :meth:`Select.rows` returns them as data classes.
+- A statement that returns rows of a data class builds its select list from the class's
+  fields (:class:`Select`), so ``Row(*row)`` reads every column by the name it was
+  selected under.
+- :func:`window_condition` is THE definition of "results of discipline D counting in
+  L(R)": ``counting_month <= R``, ``R - 11 <= month_played <= R``, not voided before R. The
+  close's loader (whole discipline, ``COPY``) and a player's counting results (one
+  player's matches) both put it in their ``WHERE``.
+- Model instances: :func:`fields` names a model's fields in the model's order,
+  :func:`loaded` turns values selected in that order into an instance, each value
+  converted as the ORM converts it (the other fields deferred: reading one costs a query,
+  never a wrong value).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import re
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from django.db import DEFAULT_DB_ALIAS, connection, models
+
+from matches import sql as matches_sql
+from matches.models import Club, Match, Player, SideMember
+from matches.months import Month
+
+from .fladub import WINDOW_MONTHS
+from .models import CurrentList, EntryFigures, RankingEntry, RankingList
+
+M = TypeVar("M", bound=models.Model)
+R = TypeVar("R")
+Params = dict[str, Any]
+
+_PLAYER = Player._meta.db_table
+_CLUB = Club._meta.db_table
+_MATCH = Match._meta.db_table
+_MEMBER = SideMember._meta.db_table
+_LIST = RankingList._meta.db_table
+_ENTRY = RankingEntry._meta.db_table
+_CURRENT = CurrentList._meta.db_table
+PUBLISHED = RankingList.Status.PUBLISHED.value
+_ID_LIST = re.compile(r"[0-9]+(,[0-9]+)*")
+
+
+# --- running statements -----------------------------------------------------------------------
+
+Statement = matches_sql.Statement
+
+
+def fetch(statement: Statement) -> list[tuple[Any, ...]]:
+    """Every row of one statement, on the default connection."""
+    with connection.cursor() as cursor:
+        cursor.execute(statement.sql, statement.params)
+        return cursor.fetchall()
+
+
+class Select(Generic[R]):
+    """The select list of rows of the data class ``row``, built from its fields in order:
+    a field is one SQL expression, or a nested :class:`Select` (a data class of several
+    columns; None when all of its columns are NULL, as after an outer join that found
+    nothing). So ``row(*values)`` puts every value in the field it was selected for.
+    ``convert`` names the model field whose ORM conversion a value gets (dates and times
+    come back from SQLite as text, for example)."""
+
+    def __init__(
+        self,
+        row: type[R],
+        /,
+        *,
+        convert: Mapping[str, tuple[type[models.Model], str]] | None = None,
+        **expressions: str | Select[Any],
+    ) -> None:
+        names = [f.name for f in dataclasses.fields(row)]  # type: ignore[arg-type]
+        if list(expressions) != names:
+            raise TypeError(f"the select list of {row.__name__} must name {names}")
+        self.row = row
+        self.sql: str = ", ".join(e if isinstance(e, str) else e.sql for e in expressions.values())
+        self._parts: list[Select[Any] | None] = [
+            e if isinstance(e, Select) else None for e in expressions.values()
+        ]
+        self.width: int = sum(1 if part is None else part.width for part in self._parts)
+        self._convert = {names.index(name): source for name, source in (convert or {}).items()}
+        self._flat = not self._convert and all(part is None for part in self._parts)
+
+    def make(self, values: Sequence[Any]) -> R:
+        """One row from the :attr:`width` values selected by :attr:`sql`."""
+        if self._flat:
+            return self.row(*values)
+        fields: list[Any] = []
+        start = 0
+        for index, part in enumerate(self._parts):
+            if part is not None:
+                chunk = values[start : start + part.width]
+                fields.append(None if all(v is None for v in chunk) else part.make(chunk))
+                start += part.width
+                continue
+            value = values[start]
+            if index in self._convert:
+                value = converter(*self._convert[index])(value)
+            fields.append(value)
+            start += 1
+        return self.row(*fields)
+
+    def rows(self, statement: Statement) -> list[R]:
+        if self._flat:  # the common case, one call per row (pages read hundreds)
+            row = self.row
+            return [row(*values) for values in fetch(statement)]
+        return [self.make(values) for values in fetch(statement)]
+
+
+@dataclass(frozen=True, slots=True)
+class Count:
+    count: int
+
+
+COUNT = Select(Count, count="count(*)")
+
+
+def named_list(prefix: str, values: Iterable[Any]) -> tuple[str, dict[str, Any]]:
+    """``%(prefix_0)s, %(prefix_1)s, ...`` for an ``IN (...)`` of ``values`` (at least
+    one), and the parameters: constants the planner sees one by one (index lookups)."""
+    marks, params = matches_sql.in_list(prefix, values)
+    if not params:
+        raise ValueError(f"an IN list needs at least one value ({prefix})")
+    return marks, params
+
+
+def postgres() -> bool:
+    return connection.vendor == "postgresql"
+
+
+# --- model instances ----------------------------------------------------------------------------
+
+
+def fields(model: type[models.Model], *names: str) -> tuple[str, ...]:
+    """The named fields' attribute names (``club_id`` for ``club``) in the model's order,
+    which is the order :func:`loaded` takes their values in; all of them without names."""
+    concrete = [f.attname for f in model._meta.concrete_fields]
+    unknown = set(names) - set(concrete)
+    if unknown:
+        raise ValueError(f"{model.__name__} has no column {sorted(unknown)}")
+    return tuple(name for name in concrete if not names or name in names)
+
+
+def columns(alias: str, names: Sequence[str]) -> str:
+    """``alias.a, alias.b``: the select list of :func:`loaded`'s values (the attribute
+    names of these models' fields are their column names)."""
+    return ", ".join(f"{alias}.{connection.ops.quote_name(name)}" for name in names)
+
+
+def converter(model: type[models.Model], name: str) -> Callable[[Any], Any]:
+    """value -> the value as the ORM converts the field ``name`` of ``model`` from this
+    database's representation (the identity where the driver returns it as it is)."""
+    return matches_sql.converter(model, name) or _identity
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def loaded(model: type[M], names: Sequence[str], values: Sequence[Any]) -> M:
+    """An instance of ``model`` with the fields ``names`` (from :func:`fields`) set from
+    ``values``, converted as the ORM converts them; the other fields are deferred."""
+    converted = [converter(model, name)(value) for name, value in zip(names, values, strict=True)]
+    return model.from_db(DEFAULT_DB_ALIAS, list(names), converted)
+
+
+PLAYER_FIELDS = fields(Player, "id", "player_id", "name", "country", "club_id", "merged_into_id")
+CLUB_FIELDS = fields(Club, "id", "club_id", "name", "country")
+
+
+# --- the window ---------------------------------------------------------------------------------
+
+
+def window_condition(alias: str = "") -> str:
+    """Results (``SideMember`` rows, aliased ``alias``) of discipline ``%(discipline)s``
+    counting in the list of ``%(month)s``: counted by then, played in the 12 months up to
+    it (from ``%(first)s``), not voided before it. Parameters: :func:`window_params`."""
+    a = f"{alias}." if alias else ""
+    return (
+        f"{a}discipline = %(discipline)s AND {a}counting_month <= %(month)s "
+        f"AND {a}month_played >= %(first)s AND {a}month_played <= %(month)s "
+        f"AND ({a}void_effective_month IS NULL OR {a}void_effective_month > %(month)s)"
+    )
+
+
+def window_params(discipline: str, month: Month) -> Params:
+    return {
+        "discipline": discipline,
+        "month": month.first_day,
+        "first": (month + (1 - WINDOW_MONTHS)).first_day,
+    }
+
+
+WINDOW_SIDE_COLUMNS = (
+    "match_id",
+    "month_played",
+    "counting_month",
+    "base",
+    "side_position",
+    "score",
+    "player_id",
+)
+"""The columns of a result the FLADUB computation reads, in (match, side, player) order."""
+
+
+def window_sides(discipline: str, month: Month) -> Statement:
+    """Every result of the window, in (match, side, player) order (the portable path; on
+    PostgreSQL the loader reads the same condition with ``COPY``)."""
+    return Statement(
+        f"SELECT {', '.join(WINDOW_SIDE_COLUMNS)} FROM {_MEMBER} "  # noqa: S608
+        f"WHERE {window_condition()} ORDER BY match_id, side_position, player_id",
+        window_params(discipline, month),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MemberRow:
+    """A player at a table of one of a player's matches, with the match's facts."""
+
+    match_id: int
+    month_played: dt.date
+    counting_month: dt.date
+    base: int
+    side_position: int
+    score: int
+    player_pk: int
+    player_id: str
+    name: str
+    external_id: str
+    date_played: dt.date
+    category: str
+    club_id: str
+    club_name: str
+
+
+PLAYER_MATCH_MEMBERS = Select(
+    MemberRow,
+    match_id="m.match_id",
+    month_played="m.month_played",
+    counting_month="m.counting_month",
+    base="m.base",
+    side_position="m.side_position",
+    score="m.score",
+    player_pk="m.player_id",
+    player_id="p.player_id",
+    name="p.name",
+    external_id="x.external_id",
+    date_played="x.date_played",
+    category="x.category",
+    club_id="c.club_id",
+    club_name="c.name",
+)
+
+
+def player_match_members(player_pk: int, discipline: str, month: Month) -> Statement:
+    """Every member of every match of a player that counts in L(month), with the match's
+    date, category and club: the player's results are found on the ``member_player``
+    index, under the window's condition."""
+    return Statement(
+        f"SELECT {PLAYER_MATCH_MEMBERS.sql} FROM {_MEMBER} m "  # noqa: S608
+        f"JOIN {_PLAYER} p ON p.id = m.player_id JOIN {_MATCH} x ON x.id = m.match_id "
+        f"JOIN {_CLUB} c ON c.id = x.club_id "
+        f"WHERE m.match_id IN (SELECT s.match_id FROM {_MEMBER} s "
+        f"WHERE s.player_id = %(player)s AND {window_condition('s')}) "
+        "ORDER BY m.match_id, m.side_position, m.player_id",
+        {"player": player_pk, **window_params(discipline, month)},
+    )
+
+
+# --- published lists ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ListMonth:
+    id: int
+    month: dt.date
+
+
+LIST_MONTH = Select(ListMonth, convert={"month": (RankingList, "month")}, id="id", month="month")
+
+
+def published_list_ids(discipline: str, months: Collection[Month]) -> Statement:
+    """:class:`ListMonth` of the discipline's published lists of ``months`` (at least one)."""
+    marks, params = named_list("month", [m.first_day for m in sorted(months)])
+    return Statement(
+        f"SELECT {LIST_MONTH.sql} FROM {_LIST} "  # noqa: S608 - placeholders only
+        f"WHERE discipline = %(discipline)s AND status = %(published)s AND month IN ({marks})",
+        {"discipline": discipline, "published": PUBLISHED, **params},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Strength:
+    """A player's published FLADUB in a list (and their rank, where asked for)."""
+
+    list_id: int
+    player: int
+    rank: int
+    fladub_cents: int
+
+
+STRENGTH = Select(
+    Strength,
+    list_id="ranking_list_id",
+    player="player_id",
+    rank="rank",
+    fladub_cents="fladub_cents",
+)
+
+
+def list_strengths(list_id: int) -> Statement:
+    """:class:`Strength` of every entry of a list (the portable whole-list path)."""
+    return Statement(
+        f"SELECT {STRENGTH.sql} FROM {_ENTRY} "  # noqa: S608
+        "WHERE ranking_list_id = %(list)s ORDER BY player_id",
+        {"list": list_id},
+    )
+
+
+def strengths_of_players(list_ids: Collection[int], players: Collection[int]) -> Statement:
+    """:class:`Strength` of the given players' entries in the given lists, and of each
+    list's rank 1. The ids are constants, so that both halves of the condition are
+    index lookups (joined to the lists, PostgreSQL would rather scan every entry)."""
+    list_marks, params = named_list("list", sorted(list_ids))
+    condition = "rank = 1"
+    if players:
+        player_marks, player_params = named_list("player", sorted(players))
+        condition = f"player_id IN ({player_marks}) OR rank = 1"
+        params.update(player_params)
+    return Statement(
+        f"SELECT {STRENGTH.sql} FROM {_ENTRY} "  # noqa: S608
+        f"WHERE ranking_list_id IN ({list_marks}) AND ({condition})",
+        params,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ListInfo:
+    """A published list as readers see it (its entries are read page by page)."""
+
+    id: int
+    discipline: str
+    month: dt.date
+    """The first day of the list's month."""
+    version: int
+    entry_count: int
+    published_at: dt.datetime | None
+
+    @property
+    def pk(self) -> int:
+        return self.id
+
+    @property
+    def list_month(self) -> Month:
+        return Month.of(self.month)
+
+
+LIST_INFO = Select(
+    ListInfo,
+    convert={"month": (RankingList, "month"), "published_at": (RankingList, "published_at")},
+    id="l.id",
+    discipline="l.discipline",
+    month="l.month",
+    version="l.version",
+    entry_count="l.entry_count",
+    published_at="l.published_at",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryInfo(EntryFigures):
+    """A player's entry in a list: rank, FLADUB, results counted, the move since the last."""
+
+    rank: int
+    fladub_cents: int
+    results_counted: int
+    previous_rank: int | None
+    movement: int | None
+
+
+_ENTRY_COLUMNS = {
+    "rank": "e.rank",
+    "fladub_cents": "e.fladub_cents",
+    "results_counted": "e.results_counted",
+    "previous_rank": "e.previous_rank",
+    "movement": "e.movement",
+}
+# (mypy cannot tell that the mapping has no key "convert": it has the five above.)
+ENTRY_INFO = Select(EntryInfo, **_ENTRY_COLUMNS)  # type: ignore[arg-type]
+
+
+def published_list(discipline: str, month: Month) -> Statement:
+    """The discipline's published list of ``month`` (one row or none)."""
+    return Statement(
+        f"SELECT {LIST_INFO.sql} FROM {_LIST} l WHERE l.discipline = %(discipline)s "  # noqa: S608
+        "AND l.month = %(month)s AND l.status = %(published)s",
+        {"discipline": discipline, "month": month.first_day, "published": PUBLISHED},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Published:
+    """A published list, and whether it is its discipline's current one."""
+
+    ranking_list: ListInfo
+    pointer: int | None
+    """The discipline's current pointer, if it is on this list."""
+
+    @property
+    def current(self) -> bool:
+        return self.pointer is not None
+
+
+PUBLISHED_LIST = Select(Published, ranking_list=LIST_INFO, pointer="cl.id")
+
+
+def published_lists(discipline: str | None) -> Statement:
+    """:class:`Published` of every published list (of one discipline, or all), newest
+    month first."""
+    where = "l.status = %(published)s"
+    params: Params = {"published": PUBLISHED}
+    if discipline is not None:
+        where += " AND l.discipline = %(discipline)s"
+        params["discipline"] = discipline
+    return Statement(
+        f"SELECT {PUBLISHED_LIST.sql} FROM {_LIST} l "  # noqa: S608
+        f"LEFT JOIN {_CURRENT} cl ON cl.ranking_list_id = l.id AND cl.discipline = l.discipline "
+        f"WHERE {where} ORDER BY l.month DESC, l.discipline",
+        params,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Current:
+    """A discipline's current list and a player's entry in it (None: not on it)."""
+
+    ranking_list: ListInfo
+    entry: EntryInfo | None
+
+
+CURRENT = Select(Current, ranking_list=LIST_INFO, entry=ENTRY_INFO)
+
+
+def current_lists(player_pk: int | None) -> Statement:
+    """:class:`Current` of every discipline: the published list its pointer is on and,
+    for a player, their entry in it (a probe of ``entry_once_per_list`` per discipline)."""
+    return Statement(
+        f"SELECT {CURRENT.sql} "  # noqa: S608
+        f"FROM {_CURRENT} cl "
+        f"JOIN {_LIST} l ON l.id = cl.ranking_list_id AND l.status = %(published)s "
+        f"LEFT JOIN {_ENTRY} e ON e.ranking_list_id = l.id AND e.player_id = %(player)s "
+        "ORDER BY l.discipline",
+        {"published": PUBLISHED, "player": player_pk},
+    )
+
+
+# --- a player -----------------------------------------------------------------------------------
+
+
+def player_by_id(player_id: str) -> Statement:
+    """The player of a federation id with their club (left join)."""
+    return Statement(
+        f"SELECT {columns('p', PLAYER_FIELDS)}, {columns('c', CLUB_FIELDS)} "  # noqa: S608
+        f"FROM {_PLAYER} p LEFT JOIN {_CLUB} c ON c.id = p.club_id "
+        "WHERE p.player_id = %(player_id)s",
+        {"player_id": player_id},
+    )
+
+
+def player_by_pk(pk: int) -> Statement:
+    """The player of a primary key with their club (following a merge)."""
+    return Statement(
+        f"SELECT {columns('p', PLAYER_FIELDS)}, {columns('c', CLUB_FIELDS)} "  # noqa: S608
+        f"FROM {_PLAYER} p LEFT JOIN {_CLUB} c ON c.id = p.club_id WHERE p.id = %(pk)s",
+        {"pk": pk},
+    )
+
+
+def player_disciplines(player_pk: int) -> Statement:
+    """The disciplines in which a player has any result (index-only on ``member_player``)."""
+    return Statement(
+        f"SELECT DISTINCT discipline FROM {_MEMBER} WHERE player_id = %(player)s",  # noqa: S608
+        {"player": player_pk},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HistoryPoint(EntryFigures):
+    """A published list of a discipline and the player's place in it (rank None and
+    FLADUB 0 when the list does not hold them)."""
+
+    month: dt.date
+    """The first day of the list's month."""
+    entry_count: int
+    """Players ranked in that list."""
+    rank: int | None
+    fladub_cents: int
+    results_counted: int | None
+    previous_rank: int | None
+    movement: int | None
+
+    @property
+    def listed(self) -> bool:
+        return self.rank is not None
+
+    @property
+    def list_month(self) -> Month:
+        return Month.of(self.month)
+
+
+HISTORY = Select(
+    HistoryPoint,
+    convert={"month": (RankingList, "month")},
+    month="l.month",
+    entry_count="l.entry_count",
+    rank="e.rank",
+    fladub_cents="COALESCE(e.fladub_cents, 0)",
+    results_counted="e.results_counted",
+    previous_rank="e.previous_rank",
+    movement="e.movement",
+)
+
+
+def player_history(player_pk: int, discipline: str) -> Statement:
+    """Every published list of a discipline, oldest first, with a probe for the player's
+    entry in each."""
+    return Statement(
+        f"SELECT {HISTORY.sql} FROM {_LIST} l "  # noqa: S608
+        f"LEFT JOIN {_ENTRY} e ON e.ranking_list_id = l.id AND e.player_id = %(player)s "
+        "WHERE l.discipline = %(discipline)s AND l.status = %(published)s ORDER BY l.month",
+        {"player": player_pk, "discipline": discipline, "published": PUBLISHED},
+    )
+
+
+# --- a page of a list ---------------------------------------------------------------------------
+
+Cursor = tuple[int, int]
+"""A place in a list: (rank, entry id). Entries are stored in list order, so (rank, id)
+orders a list exactly as the export's (rank, federation id) does."""
+
+
+@dataclass(frozen=True, slots=True)
+class ListRow(EntryInfo):
+    """One row of a list as the ranking table and the API show it: an entry with its
+    player and the player's club."""
+
+    id: int
+    player_id: str
+    name: str
+    country: str
+    club_id: str | None
+    club_name: str | None
+
+    @property
+    def cursor(self) -> Cursor:
+        return (self.rank, self.id)
+
+
+LIST_ROW = Select(
+    ListRow,
+    **_ENTRY_COLUMNS,  # type: ignore[arg-type]
+    id="e.id",
+    player_id="p.player_id",
+    name="p.name",
+    country="p.country",
+    club_id="c.club_id",
+    club_name="c.name",
+)
+_ROW_JOINS = f"JOIN {_PLAYER} p ON p.id = e.player_id LEFT JOIN {_CLUB} c ON c.id = p.club_id"
+
+
+def numbered_page(list_id: int, *, position: int, size: int) -> Statement:
+    """``size`` rows of a whole list from ``position`` (1-based) on, with their players and
+    clubs, in one statement: the anchor (the largest rank at or before the position: the
+    first entry of a group of equal FLADUB sits at the position equal to its rank), the
+    skip inside its group (index-only on ``entry_list_order``), then the rows."""
+    anchor = (
+        f"(SELECT rank FROM {_ENTRY} WHERE ranking_list_id = %(list)s "  # noqa: S608
+        "AND rank <= %(position)s ORDER BY rank DESC LIMIT 1)"
+    )
+    return Statement(
+        f"SELECT {LIST_ROW.sql} FROM ("  # noqa: S608 - table names and fixed SQL only
+        f"SELECT id FROM {_ENTRY} WHERE ranking_list_id = %(list)s AND rank >= {anchor} "
+        f"ORDER BY rank, id LIMIT %(size)s OFFSET %(position)s - {anchor}"
+        f") page JOIN {_ENTRY} e ON e.id = page.id {_ROW_JOINS} ORDER BY e.rank, e.id",
+        {"list": list_id, "position": position, "size": size},
+    )
+
+
+def rows_by_ids(entry_ids: Collection[int]) -> Statement:
+    """The rows of the given entries (at least one), in list order."""
+    marks, params = named_list("entry", entry_ids)
+    return Statement(
+        f"SELECT {LIST_ROW.sql} FROM {_ENTRY} e {_ROW_JOINS} "  # noqa: S608 - placeholders only
+        f"WHERE e.id IN ({marks}) ORDER BY e.rank, e.id",
+        params,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ListedRow:
+    list_id: int
+    row: ListRow
+
+
+LISTED_ROW = Select(ListedRow, list_id="e.ranking_list_id", row=LIST_ROW)
+
+
+def top_rows(list_ids: Collection[int], max_rank: int) -> Statement:
+    """:class:`ListedRow` of the entries of rank <= ``max_rank`` of the given lists (at
+    least one), in list order: the podium of each."""
+    marks, params = named_list("list", sorted(list_ids))
+    return Statement(
+        f"SELECT {LISTED_ROW.sql} FROM {_ENTRY} e {_ROW_JOINS} "  # noqa: S608
+        f"WHERE e.ranking_list_id IN ({marks}) AND e.rank <= %(max_rank)s "
+        "ORDER BY e.ranking_list_id, e.rank, e.id",
+        {**params, "max_rank": max_rank},
+    )
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A piece of SQL with its named parameters (a condition on players or entries)."""
+
+    sql: str
+    params: Params
+
+
+def player_condition(*, q: str, country: str, club: str) -> Condition:
+    """The condition a filter puts on the players table (aliased ``p``): the ORM's lookups
+    (``iexact`` country upper-cased, the club by club id, a name ``icontains`` or a
+    federation id ``iexact``), spelled with the database backend's own lookup operators so
+    that each database matches exactly as the ORM does. An empty filter matches all."""
+    ops, operators = connection.ops, connection.operators
+    parts: list[str] = []
+    params: Params = {}
+    if country:
+        parts.append("p.country = %(country)s")
+        params["country"] = country.upper()
+    if club:
+        parts.append(f"p.club_id IN (SELECT id FROM {_CLUB} WHERE club_id = %(club)s)")  # noqa: S608
+        params["club"] = club
+    if q:
+        name = ops.lookup_cast("icontains", "CharField") % "p.name"
+        player_id = ops.lookup_cast("iexact", "CharField") % "p.player_id"
+        parts.append(
+            f"({name} {operators['icontains'] % '%(name_like)s'} "
+            f"OR {player_id} {operators['iexact'] % '%(player_id_exact)s'})"
+        )
+        params["name_like"] = f"%{ops.prep_for_like_query(q)}%"
+        params["player_id_exact"] = ops.prep_for_iexact_query(q)
+    return Condition(" AND ".join(parts) or "1 = 1", params)
+
+
+@dataclass(frozen=True, slots=True)
+class Matching:
+    count: int
+    """How many registered players match (at most ``many`` + 1)."""
+    ids: str | None
+    """Their ids, comma-separated, when not more than ``many`` (else None)."""
+
+
+def matching() -> Select[Matching]:
+    """The select list of :func:`matching_players` (its string aggregate is the backend's)."""
+    ids = "array_to_string(array_agg(m.id), ',')" if postgres() else "group_concat(m.id, ',')"
+    return Select(Matching, count="count(*)", ids=f"CASE WHEN count(*) <= %(many)s THEN {ids} END")
+
+
+def matching_players(condition: Condition, *, many: int) -> Statement:
+    """:class:`Matching` (one row, :func:`matching`): the ids go back to the database as
+    they came, so that thousands of them cost no Python objects."""
+    return Statement(
+        f"SELECT {matching().sql} FROM "  # noqa: S608
+        f"(SELECT p.id FROM {_PLAYER} p WHERE {condition.sql} LIMIT %(look)s) m",
+        {**condition.params, "many": many, "look": many + 1},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Place:
+    """Where an entry stands in its list."""
+
+    rank: int
+    id: int
+
+
+PLACE = Select(Place, rank="e.rank", id="e.id")
+
+
+def places_of(list_id: int, ids: str) -> Statement:
+    """:class:`Place` of the entries of the players ``ids`` (comma-separated digits) in a
+    list.
+
+    On PostgreSQL the ids travel as one array joined to the covering unique index
+    ``(ranking_list, player) INCLUDE (rank, id)``: one index-only probe per player, and no
+    plan time spent estimating each of thousands of literals of an ``IN`` list.
+    """
+    _check_ids(ids)
+    if postgres():
+        return Statement(
+            f"SELECT {PLACE.sql} FROM unnest(CAST(%(ids)s AS bigint[])) AS u(player) "  # noqa: S608
+            f"JOIN {_ENTRY} e ON e.player_id = u.player AND e.ranking_list_id = %(list)s",
+            {"ids": f"{{{ids}}}", "list": list_id},
+        )
+    marks, params = named_list("player", [int(i) for i in ids.split(",")])
+    return Statement(
+        f"SELECT {PLACE.sql} FROM {_ENTRY} e "  # noqa: S608 - placeholders only
+        f"WHERE e.ranking_list_id = %(list)s AND e.player_id IN ({marks})",
+        {"list": list_id, **params},
+    )
+
+
+def in_id_set(ids: str, condition: Condition) -> Condition:
+    """An entry's (``e``) player is among ``ids`` (the matching players, all of them).
+
+    PostgreSQL: ``= ANY`` of an array constant, which the executor hashes once (a
+    fraction of a microsecond per entry). The array is written into the statement, not
+    bound as a parameter, so that it is a constant however the driver binds (PostgreSQL
+    hashes constant arrays only); it is the database's own list of ids, checked to be
+    digits and commas. The ``+ 0`` keeps the planner from estimating each of thousands of
+    ids on the column's statistics and from pricing an index scan per id (milliseconds of
+    planning at 20,000 ids). Elsewhere: the players' condition as a subquery (SQLite
+    builds a set of it once).
+    """
+    _check_ids(ids)
+    if postgres():
+        return Condition(f"e.player_id + 0 = ANY('{{{ids}}}'::bigint[])", {})
+    return Condition(
+        f"e.player_id IN (SELECT p.id FROM {_PLAYER} p WHERE {condition.sql})",  # noqa: S608
+        condition.params,
+    )
+
+
+def by_probe(condition: Condition) -> Condition:
+    """An entry's (``e``) player matches ``condition``, checked by a probe per entry.
+
+    The ``OFFSET 0`` (PostgreSQL) keeps the subquery from being turned into a join, so
+    that each entry is one probe on the best index for the condition: for a country the
+    ``(country, id)`` index, index-only, instead of the player's row (a name is checked
+    on the row whatever the plan).
+    """
+    fence = " OFFSET 0" if postgres() else ""
+    return Condition(
+        f"EXISTS (SELECT 1 FROM {_PLAYER} p WHERE p.id = e.player_id "  # noqa: S608
+        f"AND {condition.sql}{fence})",
+        condition.params,
+    )
+
+
+def walk(
+    list_id: int,
+    check: Condition,
+    *,
+    cursor: Cursor | None,
+    backwards: bool,
+    limit: int,
+    skip: int = 0,
+) -> Statement:
+    """Up to ``limit`` rows passing ``check`` after (or before) ``cursor``, nearest first,
+    the first ``skip`` of them skipped: the walk reads ``entry_list_order`` (index-only,
+    with the player included) and only the rows it keeps are joined to their players and
+    clubs."""
+    order = "e.rank DESC, e.id DESC" if backwards else "e.rank, e.id"
+    params: Params = {**check.params, "list": list_id, "limit": limit}
+    bound = ""
+    if cursor is not None:
+        bound = f"AND (e.rank, e.id) {'<' if backwards else '>'} (%(cursor_rank)s, %(cursor_id)s)"
+        params.update(cursor_rank=cursor[0], cursor_id=cursor[1])
+    offset = ""
+    if skip:
+        offset = " OFFSET %(skip)s"
+        params["skip"] = skip
+    return Statement(
+        f"SELECT {LIST_ROW.sql} FROM ("  # noqa: S608 - fixed SQL and the filter's condition
+        f"SELECT e.id FROM {_ENTRY} e WHERE e.ranking_list_id = %(list)s {bound} "
+        f"AND {check.sql} ORDER BY {order} LIMIT %(limit)s{offset}"
+        f") walked JOIN {_ENTRY} e ON e.id = walked.id {_ROW_JOINS} ORDER BY {order}",
+        params,
+    )
+
+
+def count_passing(list_id: int, check: Condition) -> Statement:
+    """How many entries of a list pass ``check`` (:class:`Count`)."""
+    return Statement(
+        f"SELECT {COUNT.sql} FROM {_ENTRY} e "  # noqa: S608 - fixed SQL and the condition
+        f"WHERE e.ranking_list_id = %(list)s AND {check.sql}",
+        {**check.params, "list": list_id},
+    )
+
+
+def _check_ids(ids: str) -> None:
+    if not _ID_LIST.fullmatch(ids):
+        raise ValueError("ids must be comma-separated digits")
+
+
+def countries() -> Statement:
+    """The countries of the registry. On PostgreSQL a loose index scan (a recursive query
+    jumping from one country to the next through the ``(country, id)`` index) reads one
+    index entry per country instead of every player."""
+    if postgres():
+        return Statement(
+            f"""
+            WITH RECURSIVE c(country) AS (
+                (SELECT country FROM {_PLAYER} ORDER BY country LIMIT 1)
+                UNION ALL
+                SELECT (SELECT p.country FROM {_PLAYER} p
+                        WHERE p.country > c.country ORDER BY p.country LIMIT 1)
+                FROM c WHERE c.country IS NOT NULL
+            )
+            SELECT country FROM c WHERE country IS NOT NULL
+            """  # noqa: S608 - table names only
+        )
+    return Statement(f"SELECT DISTINCT country FROM {_PLAYER} ORDER BY country")  # noqa: S608
+
+
+@dataclass(frozen=True, slots=True)
+class ClubChoice:
+    club_id: str
+    name: str
+    country: str
+
+
+CLUB_CHOICE = Select(ClubChoice, club_id="club_id", name="name", country="country")
+
+
+def clubs_by_id(limit: int) -> Statement:
+    """:class:`ClubChoice` of the first ``limit`` clubs by club id."""
+    return Statement(
+        f"SELECT {CLUB_CHOICE.sql} FROM {_CLUB} ORDER BY club_id LIMIT %(limit)s",  # noqa: S608
+        {"limit": limit},
+    )

@@ -1,0 +1,285 @@
+"""The federation admin's cycle dashboard: open months, submissions, the close, the job's run.
+
+Staff only (``is_staff``): an anonymous visitor is sent to the login page (302), a logged-in
+user who is not staff gets 403.
+
+- ``GET /dashboard/``: per discipline the open month (the first without a published list)
+  and its deadline with a countdown, the matches counting in the open month and in the last
+  closed one per club (on time / late), the "close month" button or why it is disabled
+  (before the deadline, the previous month not closed, a close already running), the
+  ranking job's progress while it runs; then the published lists with their stage timings,
+  and the latest corrections, voids and merges with links into Django's admin.
+- ``POST /dashboard/close/`` (:func:`month_close`): fields ``discipline``, ``month``
+  (``YYYY-MM``) and ``confirm=yes`` (CSRF-protected). Without ``confirm`` it answers with a
+  confirmation page and does nothing. A refused close is a 400 with the reasons; an
+  accepted one is handed to a worker by
+  :func:`rankings.services.close.month_close_enqueue` (a ``CloseRun`` records it) and the
+  answer is a 303 back to the dashboard, which follows the run; a broker that cannot be
+  reached is a 503 (the run is marked failed).
+- ``GET /dashboard/runs/<id>.json``: the run's state, stage, percent, timings and error,
+  polled every second by ``static/js/dashboard.js``; without JavaScript the page refreshes
+  itself while a run is active.
+
+The views validate input, read through :mod:`rankings.selectors.dashboard`, call the close
+service and render; the rules of the close are the service's
+(:func:`rankings.services.close.month_close_check`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+from kombu.exceptions import OperationalError as BrokerError
+
+from matches import clock
+from matches.disciplines import DISCIPLINES
+from matches.months import Month, deadline
+
+from ..models import CloseRun
+from ..selectors import dashboard as reads
+from ..selectors.cycle import active_close_run
+from ..selectors.lists import published_list
+from ..services.close import CloseRefused, month_close_check, month_close_enqueue
+
+STATE_LABELS = {
+    "queued": gettext_lazy("queued"),
+    "running": gettext_lazy("running"),
+    "succeeded": gettext_lazy("published"),
+    "failed": gettext_lazy("failed"),
+}
+STAGE_LABELS = {
+    "queued": gettext_lazy("Waiting for a worker"),
+    "waiting": gettext_lazy("Waiting for another close"),
+    "freeze": gettext_lazy("Freezing the month"),
+    "load": gettext_lazy("Loading results"),
+    "compute": gettext_lazy("Computing FLADUB"),
+    "write": gettext_lazy("Writing entries"),
+    "publish": gettext_lazy("Publishing"),
+    "done": gettext_lazy("Done"),
+}
+
+
+def staff_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    """Anonymous: 302 to the login page. Logged in but not staff: 403."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not request.user.is_staff:
+            raise PermissionDenied(_("The cycle dashboard is for federation admins."))
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+# --- why a month cannot be closed -------------------------------------------------------------
+
+
+def close_refusals(*, discipline: str, month: Month, now: dt.datetime) -> list[str]:
+    """Why ``month`` of ``discipline`` cannot be closed now (translated); [] if it can.
+
+    The service's :func:`~rankings.services.close.month_close_check` is the authority;
+    this names its reasons for people, and adds the dashboard's own: a close already
+    running.
+    """
+    reasons: list[str] = []
+    tz = clock.federation_tz()
+    active = active_close_run(discipline, now=now, stale_after=reads.STALE_RUN)
+    if active is not None:
+        reasons.append(
+            _("A close of %(month)s is already running (run %(run)s, %(state)s).")
+            % {
+                "month": Month.of(active.month),
+                "run": active.pk,
+                "state": STATE_LABELS.get(active.state, active.state),
+            }
+        )
+    if published_list(discipline=discipline, month=month) is not None:
+        reasons.append(_("The list of %(month)s is already published.") % {"month": month})
+        return reasons
+    due = deadline(month, tz)
+    if now < due:
+        reasons.append(
+            _("The deadline of %(month)s has not passed yet: it is %(deadline)s (%(zone)s).")
+            % {
+                "month": month,
+                "deadline": due.astimezone(tz).strftime("%Y-%m-%d %H:%M"),
+                "zone": tz.key,
+            }
+        )
+        return reasons
+    try:
+        month_close_check(month=month, discipline=discipline, now=now)
+    except CloseRefused as exc:
+        previous = month.prev()
+        if published_list(discipline=discipline, month=previous) is None:
+            reasons.append(
+                _("The previous month, %(previous)s, is not closed yet: close it first.")
+                % {"previous": previous}
+            )
+        else:  # a reason the dashboard has no words for: the service's own
+            reasons.append(str(exc))
+    return reasons
+
+
+# --- the page ---------------------------------------------------------------------------------
+
+
+def run_view(run: CloseRun) -> dict[str, Any]:
+    """A run with the labels and numbers ``dashboard/_run.html`` shows."""
+    return {
+        "run": run,
+        "month": Month.of(run.month),
+        "state_label": STATE_LABELS.get(run.state, run.state),
+        "stage_label": STAGE_LABELS.get(run.stage, run.stage),
+        "timings": reads.stage_timings(run),
+        "list_month": str(Month.of(run.ranking_list.month)) if run.ranking_list else "",
+    }
+
+
+def _cards(now: dt.datetime) -> list[reads.Card]:
+    return [
+        dataclasses.replace(
+            card,
+            refusals=close_refusals(discipline=card.discipline, month=card.open_month, now=now),
+            run_view=run_view(card.run) if card.run is not None else None,
+        )
+        for card in reads.dashboard_cards(now)
+    ]
+
+
+def _render_dashboard(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
+    now = clock.now()
+    cards = _cards(now)
+    context = {
+        "cards": cards,
+        "any_active": any(card.run_active for card in cards),
+        "lists": reads.published_list_runs(),
+        "stages": [(stage, STAGE_LABELS[stage]) for stage in reads.TIMED_STAGES],
+        "events": reads.recent_events(),
+        "merges": reads.recent_merges(),
+        "federation_tz": clock.federation_tz().key,
+        "now": now,
+        "stage_labels": {k: str(v) for k, v in STAGE_LABELS.items()},
+        "state_labels": {k: str(v) for k, v in STATE_LABELS.items()},
+        **extra,
+    }
+    return render(request, "dashboard/dashboard.html", context, status=status)
+
+
+@never_cache
+@require_GET
+@staff_page
+def dashboard(request: HttpRequest) -> HttpResponse:
+    return _render_dashboard(request)
+
+
+# --- the close ------------------------------------------------------------------------------
+
+
+def _close_input(request: HttpRequest) -> tuple[str, Month | None, list[str]]:
+    """The discipline and month posted, and what is wrong with them (translated)."""
+    discipline = request.POST.get("discipline", "")
+    problems = []
+    if discipline not in DISCIPLINES:
+        problems.append(_("Unknown discipline."))
+    try:
+        month: Month | None = Month.parse(request.POST.get("month", ""))
+    except ValueError:
+        month = None
+        problems.append(_("Not a month (expected YYYY-MM)."))
+    return discipline, month, problems
+
+
+@never_cache
+@require_POST
+@staff_page
+def month_close(request: HttpRequest) -> HttpResponse:
+    """Close a month: confirm, check, enqueue; then back to the dashboard (303)."""
+    discipline, month, problems = _close_input(request)
+    if problems or month is None:
+        return _render_dashboard(request, status=400, close_errors=problems)
+    target = {"discipline": discipline, "label": DISCIPLINES[discipline].label, "month": month}
+    if request.POST.get("confirm") != "yes":
+        return render(request, "dashboard/confirm_close.html", target)
+    refusals = close_refusals(discipline=discipline, month=month, now=clock.now())
+    if refusals:
+        return _render_dashboard(request, status=400, close_errors=refusals, close_target=target)
+    try:
+        run = month_close_enqueue(month=month, discipline=discipline, by=request.user)
+    except (BrokerError, OSError):
+        # The broker is unreachable: the service marked the run failed.
+        unreachable = _(
+            "The task queue is unreachable, so the close was not started. Try again "
+            "in a moment, or run “manage.py close_month %(month)s --discipline "
+            "%(discipline)s --inline” on the server."
+        ) % {"month": month, "discipline": discipline}
+        return _render_dashboard(
+            request, status=503, close_errors=[unreachable], close_target=target
+        )
+    messages.success(
+        request,
+        _("Closing %(month)s (%(discipline)s): the ranking job is queued as run %(run)s.")
+        % {"month": month, "discipline": target["label"], "run": run.pk},
+    )
+    response = redirect(reverse("rankings:dashboard") + f"#discipline-{discipline}")
+    response.status_code = 303
+    return response
+
+
+@never_cache
+@require_GET
+@staff_page
+def run_status(request: HttpRequest, pk: int) -> JsonResponse:
+    """The run's progress as JSON (the dashboard polls it every second)."""
+    run = reads.close_run(pk)
+    if run is None:
+        raise Http404("no such run")
+    return JsonResponse(run_payload(run))
+
+
+def run_payload(run: CloseRun) -> dict[str, Any]:
+    ranking_list = run.ranking_list
+    return {
+        "id": run.pk,
+        "discipline": run.discipline,
+        "month": str(Month.of(run.month)),
+        "state": run.state,
+        "state_label": str(STATE_LABELS.get(run.state, run.state)),
+        "stage": run.stage,
+        "stage_label": str(STAGE_LABELS.get(run.stage, run.stage)),
+        "percent": run.percent,
+        "timings": run.timings if isinstance(run.timings, dict) else {},
+        "error": run.error,
+        "finished": run.is_finished,
+        "created_at": run.created_at.isoformat() if run.created_at else None,
+        "started_at": run.started_at.isoformat() if run.started_at else None,
+        "finished_at": run.finished_at.isoformat() if run.finished_at else None,
+        "ranking_list": None
+        if ranking_list is None
+        else {
+            "id": ranking_list.pk,
+            "month": str(Month.of(ranking_list.month)),
+            "version": ranking_list.version,
+            "entries": ranking_list.entry_count,
+            "url": reverse(
+                "rankings:ranking_month",
+                args=[ranking_list.discipline, str(Month.of(ranking_list.month))],
+            ),
+        },
+    }

@@ -1,0 +1,21 @@
+"""Fixtures of the rankings tests (the page tests add theirs in web/conftest.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from rankings.selectors import list_page
+
+
+@pytest.fixture(params=["by_player", "id_set", "walked"])
+def plan(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The three ways a filtered view of a list is read (rankings.selectors.list_page): the
+    matching players' entries looked up by player (up to 2,000 players), the list walked
+    against the set of their ids (up to 20,000; here from 1), and the list walked with a
+    probe per entry (more: here, more than 4)."""
+    if request.param == "id_set":
+        monkeypatch.setattr(list_page, "EXACT_MATCHES", 0)
+    if request.param == "walked":
+        monkeypatch.setattr(list_page, "EXACT_MATCHES", 0)
+        monkeypatch.setattr(list_page, "MANY_PLAYERS", 4)
+    return str(request.param)
