@@ -2,10 +2,10 @@
 
 Contract: ``ensure_database(url)`` leaves a PostgreSQL database at ``url`` that its role can
 use (creating the login role and the database as the ``postgres`` superuser when missing,
-on the loopback interface), and ``migrated_database`` migrates it as well;
-``start_gunicorn`` returns a running server in its own process
-group once ``/healthz`` answers 200, or exits with a message; ``stop_server`` ends it and its
-workers. Nothing here measures anything.
+on the loopback interface), and ``migrated_database`` migrates it as well; ``run_main``
+turns a failure into one line and a non-zero exit; ``start_gunicorn`` returns a running
+server in its own process group once ``/healthz`` answers 200, or exits with a message;
+``stop_server`` ends it and its workers. Nothing here measures anything.
 """
 
 from __future__ import annotations
@@ -18,11 +18,28 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def run_main(prog: str, main: Callable[[], Any]) -> None:
+    """Run a benchmark's ``main``; an unreachable server, a missing role or database, a
+    failed child process end with one line on stderr and exit status 2, not a traceback."""
+    try:
+        main()
+    except KeyboardInterrupt:
+        sys.exit(f"{prog}: interrupted")
+    except SystemExit:
+        raise
+    except Exception as exc:
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        print(f"{prog}: {type(exc).__name__}: {reason}", file=sys.stderr)
+        sys.exit(2)
 
 
 def machine(note: str) -> str:

@@ -27,6 +27,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench.measured import peak_mib
+from bench.synthetic import synthetic_tables
 from rankings import fladub
 
 CLOSE = fladub.month_index(2026, 3)
@@ -38,35 +40,13 @@ def generate(
     rng = np.random.default_rng(seed)
     if n_players > 1 << 20:
         raise SystemExit("the generator packs player ids into 20 bits")
-    # Table sizes and team matches roughly as a federation's club evenings look.
-    k_values = np.array([2, 3, 4, 5, 6, 7, 8, 9])
-    k_weights = np.array([0.22, 0.15, 0.45, 0.06, 0.05, 0.03, 0.02, 0.02])
-    n_matches = int(n_rows / 3.9) + 1000
-    k = rng.choice(k_values, size=n_matches, p=k_weights)
-    team = np.where((k <= 4) & (rng.random(n_matches) < 0.1), 2, 1)
-    members = k * team
-    n_matches = int(np.searchsorted(np.cumsum(members), n_rows, side="right"))
-    k, team, members = k[:n_matches], team[:n_matches], members[:n_matches]
-    n = int(members.sum())
-
-    # Skewed activity: a few players play several tables a week, many play rarely.
-    activity = rng.lognormal(0.0, 1.1, n_players)
-    cdf = np.cumsum(activity / activity.sum())
-    match_of_row = np.repeat(np.arange(n_matches, dtype=np.int64), members)
-    player = np.minimum(np.searchsorted(cdf, rng.random(n)), n_players - 1)
-    # A player sits at most once at a table: redraw repeats until there are none.
-    while True:
-        key = np.sort(match_of_row << 20 | player)
-        repeated = np.flatnonzero(np.diff(key) == 0) + 1
-        if not len(repeated):
-            break
-        player = key & ((1 << 20) - 1)
-        player[repeated] = rng.integers(0, n_players, len(repeated))
-        match_of_row = key >> 20
-    position = np.arange(n) - np.repeat(np.cumsum(members) - members, members)
-    side = position % np.repeat(k, members)
-    key = np.sort(match_of_row << 24 | side << 20 | player)
-    match_of_row, side, player = key >> 24, (key >> 20) & 15, key & ((1 << 20) - 1)
+    tables = synthetic_tables(rng, n_players=n_players, n_rows=n_rows, player_bits=20)
+    n_matches, match_of_row, side, player = (
+        tables.n_matches,
+        tables.match_of_row,
+        tables.side,
+        tables.player,
+    )
 
     age = rng.integers(0, 12, n_matches)
     played = (CLOSE - age).astype(np.int32)
@@ -97,13 +77,6 @@ def reset_peak() -> bool:
     except OSError:
         return False
     return True
-
-
-def peak_mib() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
 
 
 def main() -> None:
@@ -159,7 +132,7 @@ def main() -> None:
     for name, seconds in best.items():
         print(f"  {name:22s} {seconds:6.2f} s")
     label = "peak RSS of the computation" if reset else "peak RSS (process)"
-    print(f"{label}: {peak:,.0f} MiB")
+    print(f"{label}: {peak or float('nan'):,.0f} MiB")
     maxrss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"ru_maxrss (whole process, generator included): {maxrss:,.0f} MiB")
 
@@ -170,7 +143,7 @@ def main() -> None:
         t = time.perf_counter()
         again = fladub.compute_list(shuffled, CLOSE, published)
         print(
-            f"unsorted input: {time.perf_counter() - t:.2f} s, peak {peak_mib():,.0f} MiB, "
+            f"unsorted input: {time.perf_counter() - t:.2f} s, peak {peak_mib() or 0:,.0f} MiB, "
             f"identical: {again.equals(ranking)}"
         )
         del shuffled

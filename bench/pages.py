@@ -657,7 +657,11 @@ def main() -> None:
     parser.add_argument("--update-docs", action="store_true")
     args = parser.parse_args()
     if not 1 <= args.requests <= 100_000 or not 1 <= args.concurrency <= 16:
-        raise SystemExit("--requests 1..100000, --concurrency 1..16")
+        raise SystemExit("pages.py: --requests must be 1..100000, --concurrency 1..16")
+    if not 0 <= args.warmup <= 100_000 or not 1 <= args.workers <= 64:
+        raise SystemExit("pages.py: --warmup must be 0..100000, --workers 1..64")
+    if not 0 <= args.port <= 65535:
+        raise SystemExit(f"pages.py: --port must be 0..65535, not {args.port}")
     if args.port == 0:
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
@@ -737,4 +741,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from bench.common import run_main
+
+    run_main("pages.py", main)

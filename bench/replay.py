@@ -15,6 +15,7 @@ import argparse
 import datetime as dt
 import json
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -32,7 +33,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3, help="timed passes; the best is kept")
     parser.add_argument("--out", default="bench/results/replay.json")
+    parser.add_argument("--update-docs", action="store_true")
     args = parser.parse_args()
+    if not 1 <= args.games <= 1_000_000 or not 1 <= args.rounds <= 100:
+        raise SystemExit("replay.py: --games must be 1..1000000 and --rounds 1..100")
 
     texts = [
         json.dumps(simulate("fido", seed=args.seed + i, players=4, options={"set": 12}).record)
@@ -66,11 +70,44 @@ def main() -> None:
         "target_games_per_second": 1000,
         "machine": machine("one used"),
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-        "command": "python bench/replay.py " + " ".join(sys.argv[1:]),
+        "command": "python bench/replay.py "
+        + " ".join(a for a in sys.argv[1:] if a != "--update-docs"),
+        "commit": subprocess.run(
+            ["git", "describe", "--always", "--dirty"], capture_output=True, text=True
+        ).stdout.strip(),
     }
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2))
+    if args.update_docs:
+        update_docs(result)
+
+
+BEGIN_MARK = "<!-- bench/replay.py: begin -->"
+END_MARK = "<!-- bench/replay.py: end -->"
+
+
+def update_docs(result: dict[str, object]) -> None:
+    """Rewrite the generated block of docs/performance.md from ``result``."""
+    docs = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
+    text = docs.read_text()
+    block = "\n".join(
+        [
+            BEGIN_MARK,
+            f"**{result['games_per_second']:,} complete games per second on one core** "
+            f"(target: 1,000): {result['games']:,} simulated four-player double-12 FIDO games "
+            f"({result['moves']:,} moves, {result['moves_per_second']:,} moves/s), best of "
+            f"{result['rounds']} passes, CPU time of the replaying process "
+            f"({result['seconds']} s; wall {result['wall_seconds']} s at a 1-minute load "
+            f"average of {result['load_average_1min']}). Measured {result['date']} at commit "
+            f"`{result['commit']}`:",
+            "",
+            f"    {result['command']}",
+            END_MARK,
+        ]
+    )
+    start, end = text.index(BEGIN_MARK), text.index(END_MARK) + len(END_MARK)
+    docs.write_text(text[:start] + block + text[end:])
 
 
 if __name__ == "__main__":

@@ -569,6 +569,19 @@ def main() -> None:
     if args.docs_only:
         update_docs(json.loads((ROOT / args.out).read_text()))
         return
+    for flag, value, low, high in (
+        ("--matches", args.matches, 1, 10_000_000),
+        ("--processes", args.processes, 1, 64),
+        ("--warmup", args.warmup, 0, 10_000),
+        ("--workers", args.workers, 1, 64),
+        ("--threads", args.threads, 1, 64),
+        ("--commit-delay", args.commit_delay, 0, 100_000),
+        ("--port", args.port, 0, 65535),
+    ):
+        if not low <= value <= high:
+            raise SystemExit(f"submit.py: {flag} must be {low}..{high}, not {value}")
+    if not args.duration > 0:
+        raise SystemExit(f"submit.py: --duration must be above 0, not {args.duration:g}")
     scenarios = args.scenario or [(1, 4), (1, 8), (1, 16), (10, 2)]
     if args.port == 0:
         with socket.socket() as probe:
@@ -669,4 +682,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from bench.common import run_main
+
+    run_main("submit.py", main)
