@@ -8,8 +8,12 @@ BIN := $(VENV)/bin
 UV_VERSION := 0.13.8
 DEMO_PORT ?= 8000
 PYTEST_ARGS ?=
+BENCH_ARGS ?=
+# manage.py, WSGI and Celery default to the production settings (which refuse to start
+# without a real SECRET_KEY and ALLOWED_HOSTS); every target here is a development run.
+export DJANGO_SETTINGS_MODULE ?= fido.settings.base
 
-.PHONY: install demo test lint format lock bench-replay clean
+.PHONY: install demo test lint format lock bench clean
 
 install: $(VENV)/.installed
 
@@ -24,14 +28,16 @@ $(VENV)/.installed: requirements.lock
 lock: 
 	$(BIN)/uv pip compile pyproject.toml --extra dev --generate-hashes --python-version 3.11 -o requirements.lock
 
-# The demo always runs on the embedded default, whatever the shell exports.
+# The demo always runs on the embedded default and the development settings, whatever the
+# shell exports.
+DEMO_ENV := env -u DATABASE_URL -u REDIS_URL DJANGO_SETTINGS_MODULE=fido.settings.base
 demo: install
-	@env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py migrate --noinput -v0
-	@env -u DATABASE_URL -u REDIS_URL $(BIN)/python manage.py seed_demo
+	@$(DEMO_ENV) $(BIN)/python manage.py migrate --noinput -v0
+	@$(DEMO_ENV) $(BIN)/python manage.py seed_demo
 	@echo
 	@echo "  FIDO demo: http://127.0.0.1:$(DEMO_PORT)/   (Ctrl-C stops web, worker and beat)"
 	@echo
-	@env -u DATABASE_URL -u REDIS_URL $(BIN)/honcho -f deploy/Procfile.demo start -p $(DEMO_PORT)
+	@$(DEMO_ENV) $(BIN)/honcho -f deploy/Procfile.demo start -p $(DEMO_PORT)
 
 test: install
 	$(BIN)/pytest $(PYTEST_ARGS)
@@ -41,6 +47,11 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy .
 	$(BIN)/python manage.py makemigrations --check --dry-run -v0
+
+# Every benchmark (bench/run_all.py): writes bench/results/ and the generated blocks of
+# docs/performance.md; BENCH_ARGS=--quick runs each at a small scale into bench/results/quick/.
+bench: install
+	$(BIN)/python bench/run_all.py $(BENCH_ARGS)
 
 format: install
 	$(BIN)/ruff check --fix .

@@ -5,6 +5,8 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import connection
 
+from . import sql
+
 
 @shared_task(name="fido.ping")
 def ping() -> str:
@@ -15,7 +17,4 @@ def ping() -> str:
 @shared_task(name="fido.database_ping")
 def database_ping() -> dict[str, object]:
     """Run a query on the worker's database connection and say which database answered."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1")
-        (one,) = cursor.fetchone()
-    return {"vendor": connection.vendor, "result": one}
+    return {"vendor": connection.vendor, "result": sql.select_one()}

@@ -1,4 +1,5 @@
-"""WSGI entry point (gunicorn ``fido.wsgi:application``).
+"""WSGI entry point (gunicorn ``fido.wsgi:application``), on the production settings unless
+``DJANGO_SETTINGS_MODULE`` says otherwise (see ``fido.settings.production``).
 
 After Django has loaded, the objects alive then (modules, settings, URL patterns, the
 translation catalogues: most of a worker's heap) are moved out of the cyclic garbage
@@ -13,7 +14,7 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fido.settings.base")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fido.settings.production")
 application = get_wsgi_application()
 
 gc.collect()

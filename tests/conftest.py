@@ -1,4 +1,5 @@
-"""Test-suite wiring: which real servers the suite runs against, and the live-worker fixture.
+"""Test-suite wiring: which real servers the suite runs against, the live-worker fixture,
+and the fixtures many test modules share (a fast password hasher, a fixed server clock).
 
 The suite runs on whatever ``DATABASE_URL`` / ``REDIS_URL`` say. Tests that need PostgreSQL
 (marker ``postgres``) or Redis (marker ``redis``) skip on a developer's embedded default but,
@@ -8,8 +9,10 @@ passes by skipping the real components.
 
 from __future__ import annotations
 
+import datetime as dt
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -57,6 +60,22 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if IN_CI:
             pytest.fail(f"{marker} required under CI: {problem}")
         pytest.skip(f"needs {marker}: {problem}")
+
+
+@pytest.fixture
+def fast_passwords(settings: Any) -> None:
+    """MD5 passwords: the factories hash one for every user, and the default hasher is slow
+    on purpose."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def set_now(monkeypatch: pytest.MonkeyPatch) -> Callable[[dt.datetime], None]:
+    """``set_now(instant)``: from then on the server clock (``matches.clock.now``) says
+    ``instant`` (the live server and an in-process worker share the module)."""
+    from matches import clock
+
+    return lambda instant: monkeypatch.setattr(clock, "now", lambda: instant)
 
 
 @pytest.fixture

@@ -23,7 +23,7 @@ from django.test import Client
 
 from matches import clock
 from matches.models import Match
-from rankings import services
+from rankings.services.close import month_close
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
 from tests.rankings.factories import BERLIN, after_deadline, submit_table
 
@@ -127,7 +127,7 @@ def federation(db: None, monkeypatch: pytest.MonkeyPatch, settings: Any) -> dict
     players = [PlayerFactory(club=club) for _ in range(4)]
     submit_table(club, [(players[:1], 40), (players[1:2], 10)], id="t1", date="2026-03-05")
     submit_table(club, [(players[2:3], 9), (players[3:], 3)], id="t2", date="2026-03-09")
-    services.month_close(month="2026-03", discipline="fido", now=after_deadline("2026-03"))
+    month_close(month="2026-03", discipline="fido", now=after_deadline("2026-03"))
     now = dt.datetime(2026, 4, 15, 12, 0, tzinfo=BERLIN)
     monkeypatch.setattr(clock, "now", lambda: now)
     submit_table(club, [(players[:1], 5), (players[2:3], 7)], id="t3", date="2026-04-02", now=now)

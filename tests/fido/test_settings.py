@@ -4,16 +4,12 @@ from __future__ import annotations
 
 import os
 import secrets
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from django.conf import settings
 
 from tests.conftest import IN_CI
-
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import run_python
 
 
 def test_production_settings_pass_check_deploy_without_warnings() -> None:
@@ -23,33 +19,9 @@ def test_production_settings_pass_check_deploy_without_warnings() -> None:
         SECRET_KEY=secrets.token_urlsafe(64),
         ALLOWED_HOSTS="ranking.fido.example",
     )
-    proc = subprocess.run(
-        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    proc = run_python("manage.py", "check", "--deploy", "--fail-level", "WARNING", env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "System check identified no issues (0 silenced)." in proc.stdout
-
-
-def test_production_settings_refuse_to_start_without_a_secret_key() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "SECRET_KEY"}
-    env.update(DJANGO_SETTINGS_MODULE="fido.settings.production", ALLOWED_HOSTS="x.example")
-    proc = subprocess.run(
-        [sys.executable, "manage.py", "check"],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode != 0
-    assert "SECRET_KEY" in proc.stderr
 
 
 def test_federation_time_zone_drives_django_and_celery() -> None:
@@ -70,3 +42,84 @@ def test_ci_runs_on_postgresql() -> None:
         cursor.execute("SHOW server_version_num")
         (version,) = cursor.fetchone()
     assert int(version) >= 130000
+
+
+# --- the production path is production by default (issue 16, item 9) ---------------------
+
+_NO_SETTINGS = ("DJANGO_SETTINGS_MODULE", "SECRET_KEY", "ALLOWED_HOSTS")
+
+
+def _bare_env(**extra: str) -> dict[str, str]:
+    """This environment without a settings module, a secret key or allowed hosts."""
+    env = {k: v for k, v in os.environ.items() if k not in _NO_SETTINGS}
+    env.update(extra)
+    return env
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        ("manage.py", "check"),
+        ("-c", "import fido.wsgi"),
+        ("-c", "import fido.asgi"),
+        ("-c", "from fido.celery import app; print(app.conf.broker_url)"),
+    ],
+    ids=["manage.py", "wsgi", "asgi", "celery"],
+)
+def test_every_entry_point_defaults_to_production_and_refuses_to_start_without_secrets(
+    entry: tuple[str, ...],
+) -> None:
+    proc = run_python(*entry, env=_bare_env())
+    assert proc.returncode != 0
+    assert "The production settings (fido.settings.production) refuse to start" in proc.stderr
+    assert "SECRET_KEY is not set" in proc.stderr
+    assert "ALLOWED_HOSTS is not set" in proc.stderr
+    assert "DJANGO_SETTINGS_MODULE=fido.settings.base" in proc.stderr  # what to do instead
+
+
+@pytest.mark.parametrize(
+    ("key", "hosts", "problem"),
+    [
+        ("django-insecure-embedded-default-do-not-use-in-production", "x.example", "not a real"),
+        ("short-key", "x.example", "not a real secret"),
+        ("a" * 80, "x.example", "not a real secret"),
+        (secrets.token_urlsafe(64), "*", "not '*'"),
+        (secrets.token_urlsafe(64), " , ", "ALLOWED_HOSTS is not set"),
+    ],
+    ids=["dev-key", "short", "one-letter", "star", "blank-hosts"],
+)
+def test_placeholder_secrets_are_refused_too(key: str, hosts: str, problem: str) -> None:
+    proc = run_python("manage.py", "check", env=_bare_env(SECRET_KEY=key, ALLOWED_HOSTS=hosts))
+    assert proc.returncode != 0
+    assert problem in proc.stderr
+
+
+def test_with_real_secrets_the_default_entry_point_runs_production() -> None:
+    env = _bare_env(SECRET_KEY=secrets.token_urlsafe(64), ALLOWED_HOSTS="ranking.fido.example")
+    proc = run_python(
+        "manage.py",
+        "shell",
+        "-c",
+        "from django.conf import settings as s; "
+        "print(s.SETTINGS_MODULE, s.DEBUG, s.SESSION_COOKIE_SECURE, s.SECURE_HSTS_SECONDS)",
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stderr
+    last = proc.stdout.strip().splitlines()[-1]
+    assert last.split() == ["fido.settings.production", "False", "True", "31536000"]
+
+
+def test_the_production_procfile_sets_no_development_settings() -> None:
+    from tests.processes import ROOT
+
+    procfile = (ROOT / "deploy" / "Procfile").read_text()
+    assert "fido.settings.base" not in procfile
+    assert "DEBUG" not in procfile
+    commands = dict(
+        line.split(": ", 1) for line in procfile.splitlines() if line and not line.startswith("#")
+    )
+    assert commands["web"].startswith("gunicorn ") and "fido.wsgi:application" in commands["web"]
+    assert commands["worker"].startswith("celery -A fido worker")
+    # The demo's Procfile is the development path, explicitly.
+    demo = (ROOT / "deploy" / "Procfile.demo").read_text()
+    assert demo.count("DJANGO_SETTINGS_MODULE=fido.settings.base") == 3
