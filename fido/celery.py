@@ -1,6 +1,7 @@
 """The Celery application of the FIDO service.
 
-Configuration comes from Django settings (``CELERY_*``). With ``REDIS_URL`` unset the broker
+Configuration comes from Django settings (``CELERY_*``): the production settings unless
+``DJANGO_SETTINGS_MODULE`` says otherwise. With ``REDIS_URL`` unset the broker
 is kombu's filesystem transport and results are files, so the embedded default needs no
 server; the folders are created here, before any producer or worker touches them.
 """
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from celery import Celery
 
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fido.settings.base")
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fido.settings.production")
 
 app = Celery("fido")
 app.config_from_object("django.conf:settings", namespace="CELERY")
@@ -26,6 +27,8 @@ def ensure_embedded_folders() -> None:
         if options.get(key):
             Path(options[key]).mkdir(parents=True, exist_ok=True)
     backend = str(app.conf.result_backend or "")
+    # "module:Class+file:///path" names a backend class for the file:// URL after the "+".
+    backend = backend.rpartition("+")[2]
     if backend.startswith("file://"):
         Path(backend.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
 

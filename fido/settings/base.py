@@ -98,7 +98,7 @@ else:
     if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # The same backend, with a health check that needs no round trip when idle.
         DATABASES["default"]["ENGINE"] = "fido.db.postgresql"
-    # Prepared statements only where asked for: matches.rawsql prepares the submission
+    # Prepared statements only where asked for: matches.sql prepares the submission
     # path's statements (prepare=True); Django's own client-side binding cursors never
     # prepare. (Django's default, None, turns preparing off altogether, for connection
     # poolers in transaction mode; this service connects to PostgreSQL directly.)
@@ -154,13 +154,17 @@ if REDIS_URL:
 else:
     _broker_dir = VAR_DIR / "broker"
     CELERY_BROKER_URL = "filesystem://"
+    # kombu's transport with atomic message files (fido/embedded_broker.py).
+    CELERY_BROKER_TRANSPORT = "fido.embedded_broker:Transport"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(_broker_dir / "queue"),
         "data_folder_out": str(_broker_dir / "queue"),
         "control_folder": str(_broker_dir / "control"),
         "store_processed": False,
     }
-    CELERY_RESULT_BACKEND = f"file://{VAR_DIR / 'results'}"
+    CELERY_RESULT_BACKEND = (
+        f"fido.embedded_broker:AtomicFilesystemBackend+file://{VAR_DIR / 'results'}"
+    )
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
@@ -183,8 +187,8 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # FIDO_CLOSE_DELAY minutes ago. The task compares aware instants (the deadline is the first
 # instant of the next month in FIDO_TIMEZONE), so it is right across daylight-saving changes.
 CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
-    "rankings-close-due-months": {
-        "task": "rankings.close_due_months",
+    "rankings-due-months-close": {
+        "task": "rankings.due_months_close",
         "schedule": crontab(minute="*/5"),
     },
 }

@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import run_python
 
 SCRIPT = r"""
 import json, django
@@ -41,21 +38,13 @@ def test_embedded_default_runs_a_real_worker_on_sqlite_and_the_file_broker(tmp_p
     env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
     env["FIDO_VAR_DIR"] = str(tmp_path / "var")
     env["DJANGO_SETTINGS_MODULE"] = "fido.settings.base"
-    proc = subprocess.run(
-        [sys.executable, "-c", SCRIPT],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=180,
-        check=False,
-    )
+    proc = run_python("-c", SCRIPT, env=env, timeout=180)
     assert proc.returncode == 0, proc.stderr[-4000:]
     line = next(x for x in proc.stdout.splitlines() if x.startswith("RESULT "))
     answer = json.loads(line.removeprefix("RESULT "))
     assert answer["ping"] == "pong"
     assert answer["db"] == {"vendor": "sqlite", "result": 1}
     assert answer["broker"] == "filesystem://"
-    assert answer["backend"].startswith("file://")
+    assert answer["backend"].startswith("fido.embedded_broker:AtomicFilesystemBackend+file://")
     assert answer["engine"] == "django.db.backends.sqlite3"
     assert (tmp_path / "var" / "fido.sqlite3").exists()
