@@ -300,6 +300,7 @@ def publish_previous_lists(*, n_players: int, lists: int, seed: int) -> None:
     """Published lists for the ``lists`` months before the close (90% of players on each)."""
     from django.db import connection, transaction
 
+    from matches import audit
     from matches.models import ClosedMonth
     from matches.months import Month
     from rankings import fladub, writer
@@ -325,7 +326,9 @@ def publish_previous_lists(*, n_players: int, lists: int, seed: int) -> None:
             results_counted=rng.integers(1, 40, len(listed)),
             previous_rank=prev,
         )
-        with transaction.atomic():
+        # The earlier lists as the close would have published them (matches.audit: only
+        # the services write lists; the generator stands in for them).
+        with transaction.atomic(), audit.recording():
             row = RankingList.objects.create(
                 discipline="fido", month=first_day(month), version=1, created_at=at
             )

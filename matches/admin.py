@@ -1,7 +1,10 @@
 """Django admin for the registry and results.
 
 Results are read-only here: corrections and voids go through the services (which keep the
-audit trail), offered as admin actions; so is the merge of two player records.
+audit trail), offered as admin actions; so are the merge of two player records and its undo.
+The audit trail (submissions, match events, merges and their undos, closed months) is
+read-only for everyone, superusers included (:class:`ReadOnlyAdmin`); its rows refuse to be
+saved outside the services anyway (:mod:`matches.audit`).
 """
 
 from __future__ import annotations
@@ -22,12 +25,27 @@ from .models import (
     MatchEvent,
     Player,
     PlayerMerge,
+    PlayerMergeUndo,
     Secretary,
     Side,
     Submission,
 )
-from .services import match_void, player_merge
+from .services import match_void, player_merge, player_merge_undo
 from .validation import InvalidSubmission
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """The admin of an audit record: the list and the detail to read; no add, change or
+    delete for anyone, superusers included."""
+
+    def has_add_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
 
 
 @admin.register(Club)
@@ -177,25 +195,67 @@ class MatchAdmin(admin.ModelAdmin):
 
 
 @admin.register(MatchEvent)
-class MatchEventAdmin(admin.ModelAdmin):
+class MatchEventAdmin(ReadOnlyAdmin):
     list_display = ["at", "kind", "match", "by", "reason"]
     list_filter = ["kind"]
     list_select_related = ["match__club", "by"]
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
 
-    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+class UndoForm(forms.Form):
+    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
 
 
 @admin.register(PlayerMerge)
-class PlayerMergeAdmin(admin.ModelAdmin):
+class PlayerMergeAdmin(ReadOnlyAdmin):
     list_display = ["merged_at", "source", "target", "results_moved", "merged_by", "reason"]
+    list_select_related = ["source", "target", "merged_by"]
+    actions = ["undo_merges"]
 
-    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
-        return False
+    @admin.action(description="Undo the selected merges (within their month)")
+    def undo_merges(
+        self, request: HttpRequest, queryset: QuerySet[PlayerMerge]
+    ) -> HttpResponse | None:
+        form = UndoForm(request.POST if "apply" in request.POST else None)
+        if "apply" in request.POST and form.is_valid():
+            done = 0
+            for merge in queryset:
+                try:
+                    player_merge_undo(
+                        merge=merge,
+                        by=request.user,
+                        reason=form.cleaned_data["reason"],
+                        now=clock.now(),
+                    )
+                    done += 1
+                except InvalidSubmission as exc:
+                    problems = "; ".join(p.message for p in exc.problems)
+                    self.message_user(request, f"{merge}: {problems}", messages.WARNING)
+            self.message_user(request, f"Undid {done} merge(s).", messages.SUCCESS)
+            return None
+        return render(
+            request,
+            "admin/matches/confirm_action.html",
+            {
+                **self.admin_site.each_context(request),
+                "form": form,
+                "selected": queryset,
+                "action": "undo_merges",
+                "title": "Undo merges",
+            },
+        )
 
 
-admin.site.register(Submission, list_display=["received_at", "club", "channel", "submitted_by"])
-admin.site.register(ClosedMonth, list_display=["discipline", "month", "closed_at", "closed_by"])
+@admin.register(PlayerMergeUndo)
+class PlayerMergeUndoAdmin(ReadOnlyAdmin):
+    list_display = ["undone_at", "merge", "results_moved", "undone_by", "reason"]
+
+
+@admin.register(Submission)
+class SubmissionAdmin(ReadOnlyAdmin):
+    list_display = ["received_at", "club", "channel", "submitted_by"]
+    list_select_related = ["club", "submitted_by"]
+
+
+@admin.register(ClosedMonth)
+class ClosedMonthAdmin(ReadOnlyAdmin):
+    list_display = ["discipline", "month", "closed_at", "closed_by"]

@@ -19,6 +19,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from .audit import AuditRecord
 from .disciplines import DISCIPLINES
 
 
@@ -132,7 +133,7 @@ class Channel(models.TextChoices):
     IMPORT = "import", _("Bulk import")
 
 
-class Submission(models.Model):
+class Submission(AuditRecord):
     """One act of submitting: who, when (server clock), by which path, for which club."""
 
     club = models.ForeignKey(Club, on_delete=models.PROTECT, related_name="submissions")
@@ -277,7 +278,7 @@ class SideMember(models.Model):
         return f"{self.player.player_id} in {self.match}"
 
 
-class MatchEvent(models.Model):
+class MatchEvent(AuditRecord):
     """The audit trail: every submission, correction, void and merge touching a match."""
 
     class Kind(models.TextChoices):
@@ -285,6 +286,7 @@ class MatchEvent(models.Model):
         CORRECTED = "corrected"
         VOIDED = "voided"
         MERGED = "merged"
+        UNMERGED = "unmerged"
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="events")
     kind = models.CharField(max_length=10, choices=Kind.choices)
@@ -302,7 +304,7 @@ class MatchEvent(models.Model):
         return f"{self.kind} {self.match} at {self.at:%Y-%m-%d %H:%M}"
 
 
-class PlayerMerge(models.Model):
+class PlayerMerge(AuditRecord):
     """Audit of an admin merge: every result of ``source`` moved to ``target``."""
 
     source = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="merges_out")
@@ -314,6 +316,9 @@ class PlayerMerge(models.Model):
     reason = models.TextField()
     results_moved = models.PositiveIntegerField()
     match_ids = models.JSONField(default=list)
+    # Records merged into ``source`` earlier, redirected to ``target`` by this merge (their
+    # primary keys): an undo points them back.
+    redirected_ids = models.JSONField(default=list, blank=True)
 
     class Meta:
         ordering = ["-merged_at"]
@@ -322,7 +327,26 @@ class PlayerMerge(models.Model):
         return f"{self.source.player_id} -> {self.target.player_id}"
 
 
-class ClosedMonth(models.Model):
+class PlayerMergeUndo(AuditRecord):
+    """Audit of the undo of a merge (within the month it was made): a new event, the merge
+    row stays as it was."""
+
+    merge = models.OneToOneField(PlayerMerge, on_delete=models.PROTECT, related_name="undo")
+    undone_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT
+    )
+    undone_at = models.DateTimeField()
+    reason = models.TextField()
+    results_moved = models.PositiveIntegerField()
+
+    class Meta:
+        ordering = ["-undone_at"]
+
+    def __str__(self) -> str:
+        return f"undo of {self.merge}"
+
+
+class ClosedMonth(AuditRecord):
     """A frozen month of a discipline: no result ever enters its list afterwards."""
 
     discipline = models.CharField(max_length=10, choices=Discipline.choices)

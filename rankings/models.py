@@ -9,6 +9,8 @@ Invariants, kept by constraints as well as by :mod:`rankings.services`:
 - one :class:`CurrentList` row per discipline points at the list readers see: publishing
   flips it in the same transaction that marks the list published, so a reader sees the
   old list or the new one, never a mix;
+- lists, entries and close runs are audit records (:mod:`matches.audit`): saved only by the
+  services, read-only in the admin;
 - FLADUB is stored in integer cents (``fladub_cents``: 917 is 9.17), exact and cheap to
   ``COPY``; :attr:`RankingEntry.fladub` gives the ``Decimal``.
 """
@@ -23,6 +25,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
+from matches.audit import AuditRecord
 from matches.models import Discipline, Player
 
 
@@ -44,7 +47,7 @@ class EntryFigures:
         return self.previous_rank is None
 
 
-class RankingList(models.Model):
+class RankingList(AuditRecord):
     """L(month) of one discipline, or an attempt at it."""
 
     class Status(models.TextChoices):
@@ -87,7 +90,7 @@ class RankingList(models.Model):
         return self.status == self.Status.PUBLISHED
 
 
-class RankingEntry(EntryFigures, models.Model):
+class RankingEntry(EntryFigures, AuditRecord):
     """One row of a list: a player's rank and FLADUB in L(month)."""
 
     # No per-row foreign-key triggers: a list is a million rows written by one COPY, and
@@ -147,7 +150,7 @@ class CurrentList(models.Model):
         return f"{self.discipline} -> {self.ranking_list}"
 
 
-class CloseRun(models.Model):
+class CloseRun(AuditRecord):
     """One request to close a month: the ranking job's state, progress, timings and error."""
 
     class State(models.TextChoices):

@@ -9,14 +9,15 @@ lock (:mod:`matches.locks`) so that no match is classified against a month that 
 
 Nothing counted is edited in place: a correction is a new revision of the match and voids
 the old one from the first list it can still affect; a void is an event with who, when and
-why; a merge moves results and keeps an audit row.
+why; a merge moves results and keeps an audit row. The audit rows refuse to be saved
+outside these services (:mod:`matches.audit`).
 
 - :mod:`.submit`: :func:`match_batch_submit` (a batch, all or nothing),
   :func:`match_submit` (one match) and :func:`match_import` (one line of the admin's
   import);
 - :mod:`.correct`: :func:`match_correct`, :func:`correction_deadline`;
 - :mod:`.void`: :func:`match_void`;
-- :mod:`.merge`: :func:`player_merge`;
+- :mod:`.merge`: :func:`player_merge`, :func:`player_merge_undo` (within its month);
 - :mod:`.freeze`: :func:`month_freeze` (the close of a month calls it);
 - :mod:`.rows`: a validated match as the rows the store writes, and back as a payload;
 - :mod:`.refusals`: :class:`NotAllowed` and the deadline module's refusals in words.
@@ -26,7 +27,7 @@ from matches.validation import InvalidSubmission, Problem
 
 from .correct import correction_deadline, match_correct
 from .freeze import month_freeze
-from .merge import player_merge
+from .merge import player_merge, player_merge_undo
 from .refusals import NotAllowed, rejection_text
 from .rows import match_payload
 from .submit import SubmitOutcome, match_batch_submit, match_import, match_submit
@@ -46,5 +47,6 @@ __all__ = [
     "match_void",
     "month_freeze",
     "player_merge",
+    "player_merge_undo",
     "rejection_text",
 ]

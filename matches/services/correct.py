@@ -8,7 +8,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from matches import locks, store
+from matches import audit, locks, store
 from matches.clock import federation_tz
 from matches.models import Match, MatchEvent, Submission
 from matches.months import Classification, Month, Rejection, classify, deadline
@@ -26,6 +26,7 @@ def correction_deadline(match: Match) -> dt.datetime:
     return deadline(Month.of(match.counting_month), federation_tz())
 
 
+@audit.recording()
 def match_correct(
     *,
     match: Match,

@@ -5,11 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from matches import locks
+from matches import audit, locks
 from matches.models import ClosedMonth
 from matches.months import Month
 
 
+@audit.recording()
 def month_freeze(*, discipline: str, month: Month, by: Any, now: dt.datetime) -> ClosedMonth:
     """Freeze a month of a discipline (called by the close service, in its transaction).
 

@@ -1,5 +1,10 @@
 """Merging a duplicate player record into the surviving one: results move, an audit row
-(:class:`~matches.models.PlayerMerge`) and an event per match record who, when and why."""
+(:class:`~matches.models.PlayerMerge`) and an event per match record who, when and why.
+
+:func:`player_merge_undo` undoes a merge within the month (in ``FIDO_TIMEZONE``) it was made
+in, as a new event (:class:`~matches.models.PlayerMergeUndo` and an ``unmerged`` event per
+match): the results of the merged matches move back, the source record is a player again.
+A merge of an earlier month has reached a list; it stays (a new merge can be made)."""
 
 from __future__ import annotations
 
@@ -9,11 +14,15 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from matches.models import MatchEvent, Player, PlayerMerge, SideMember
+from matches import audit
+from matches.clock import federation_tz
+from matches.models import MatchEvent, Player, PlayerMerge, PlayerMergeUndo, SideMember
+from matches.months import local_month
 from matches.validation import InvalidSubmission, Problem
 
 
 @transaction.atomic
+@audit.recording()
 def player_merge(
     *, source: Player, target: Player, by: Any, reason: str, now: dt.datetime
 ) -> PlayerMerge:
@@ -35,7 +44,8 @@ def player_merge(
         SideMember.objects.filter(player=source).values_list("match_id", flat=True).distinct()
     )
     moved = SideMember.objects.filter(player=source).update(player=target)
-    Player.objects.filter(merged_into=source).update(merged_into=target)
+    redirected = list(Player.objects.filter(merged_into=source).values_list("pk", flat=True))
+    Player.objects.filter(pk__in=redirected).update(merged_into=target)
     source.merged_into = target
     source.save(update_fields=["merged_into"])
     merge = PlayerMerge.objects.create(
@@ -46,6 +56,7 @@ def player_merge(
         reason=reason,
         results_moved=moved,
         match_ids=match_ids,
+        redirected_ids=redirected,
     )
     details = {"from": source.player_id, "to": target.player_id}
     MatchEvent.objects.bulk_create(
@@ -55,6 +66,73 @@ def player_merge(
         for mid in match_ids
     )
     return merge
+
+
+@transaction.atomic
+@audit.recording()
+def player_merge_undo(
+    *, merge: PlayerMerge, by: Any, reason: str, now: dt.datetime
+) -> PlayerMergeUndo:
+    """Undo ``merge`` (admin), within the month it was made in; a new event, with a reason.
+
+    Refused when the merge is already undone, was made in an earlier month, or either
+    record was merged again since. The results of the merged matches move back to the
+    source record (results the target entered since, in other matches, stay with it).
+    """
+    reason = (reason or "").strip()
+    if not reason:
+        raise InvalidSubmission([Problem("reason", _("undoing a merge needs a reason"))])
+    merge = PlayerMerge.objects.select_for_update().get(pk=merge.pk)
+    source = Player.objects.select_for_update().get(pk=merge.source_id)
+    target = Player.objects.select_for_update().get(pk=merge.target_id)
+    _check_undoable(merge, source, target, now=now)
+    moved = SideMember.objects.filter(match_id__in=merge.match_ids, player=target).update(
+        player=source
+    )
+    Player.objects.filter(pk__in=merge.redirected_ids, merged_into=target).update(
+        merged_into=source
+    )
+    source.merged_into = None
+    source.save(update_fields=["merged_into"])
+    undo = PlayerMergeUndo.objects.create(
+        merge=merge, undone_by=by, undone_at=now, reason=reason, results_moved=moved
+    )
+    details = {"from": target.player_id, "to": source.player_id, "merge": merge.pk}
+    MatchEvent.objects.bulk_create(
+        MatchEvent(
+            match_id=mid,
+            kind=MatchEvent.Kind.UNMERGED,
+            at=now,
+            by=by,
+            reason=reason,
+            details=details,
+        )
+        for mid in merge.match_ids
+    )
+    return undo
+
+
+def _check_undoable(
+    merge: PlayerMerge, source: Player, target: Player, *, now: dt.datetime
+) -> None:
+    """InvalidSubmission unless ``merge`` may be undone at ``now``."""
+    if PlayerMergeUndo.objects.filter(merge=merge).exists():
+        raise InvalidSubmission([Problem("merge", _("this merge was already undone"))])
+    tz = federation_tz()
+    if local_month(merge.merged_at, tz) != local_month(now, tz):
+        raise InvalidSubmission(
+            [
+                Problem(
+                    "merge",
+                    _("a merge can only be undone within the month it was made in (%(month)s)")
+                    % {"month": local_month(merge.merged_at, tz)},
+                )
+            ]
+        )
+    if source.merged_into_id != target.pk or target.merged_into_id is not None:
+        raise InvalidSubmission(
+            [Problem("merge", _("one of the two records was merged again since"))]
+        )
 
 
 def _check_mergeable(source: Player, target: Player) -> None:

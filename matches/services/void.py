@@ -9,7 +9,7 @@ from typing import Any
 from django.db import transaction
 from django.utils.translation import gettext as _
 
-from matches import locks
+from matches import audit, locks
 from matches.models import Match, MatchEvent, SideMember
 from matches.months import Month
 from matches.selectors import last_closed_month
@@ -37,6 +37,7 @@ def apply_void(match: Match, *, by: Any, reason: str, now: dt.datetime) -> Month
 
 
 @transaction.atomic
+@audit.recording()
 def match_void(*, match: Match, by: Any, reason: str, now: dt.datetime) -> Match:
     """Void a match from the first list it can still affect on (admin)."""
     reason = (reason or "").strip()

@@ -40,7 +40,7 @@ from django.conf import settings
 from django.db import DatabaseError, IntegrityError, connection, transaction
 from django.db.models import Max
 
-from matches import clock, locks
+from matches import audit, clock, locks
 from matches import sql as matches_sql
 from matches.models import ClosedMonth
 from matches.months import Month, deadline
@@ -153,6 +153,7 @@ def _compute(
     return ranking
 
 
+@audit.recording()
 def _write(
     month: Month, discipline: str, ranking: fladub.RankingList, *, tracker: RunTracker
 ) -> RankingList:

@@ -23,7 +23,7 @@ from typing import Any
 
 from django.db import DatabaseError
 
-from matches import clock
+from matches import audit, clock
 from matches.disciplines import CODES
 from matches.months import Month
 
@@ -58,6 +58,7 @@ def check_discipline(discipline: str) -> None:
         raise CloseRefused(f"unknown discipline {discipline!r} (one of {', '.join(CODES)})")
 
 
+@audit.recording()
 def close_run_create(*, month: Month | str, discipline: str, by: Any = None) -> CloseRun:
     """A new run record (queued) for the close of ``month`` of ``discipline``."""
     month = as_month(month)

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from matches.audit import recording
 from matches.models import Club, Player
 from matches.months import Month, deadline
 from matches.services import match_batch_submit
@@ -99,9 +100,10 @@ def random_results(
             for n in range(players)
         ]
     )
-    submission = Submission.objects.create(
-        club=club, received_at=received(months[0].first_day), channel="import"
-    )
+    with recording():
+        submission = Submission.objects.create(
+            club=club, received_at=received(months[0].first_day), channel="import"
+        )
     categories = list(CATEGORY_BASE)
     for n in range(matches):
         played = rng.choice(list(months))

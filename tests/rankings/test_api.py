@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from matches.audit import recording
 from rankings.selectors import list_page
 from tests.matches.factories import ClubFactory, PlayerFactory
 from tests.rankings.factories import close, submit_table
@@ -219,9 +220,10 @@ def test_pages_of_a_list_with_many_ties_concatenate_to_the_list(client) -> None:
         ),
         M(2026, 3).index,
     )
-    stored = RankingList.objects.create(
-        discipline="fido", month="2026-03-01", created_at=later("2026-03")
-    )
+    with recording():
+        stored = RankingList.objects.create(
+            discipline="fido", month="2026-03-01", created_at=later("2026-03")
+        )
     writer.write_entries(ranking_list=stored, ranking=ranking)
     RankingList.objects.filter(pk=stored.pk).update(
         status="published", published_at=later("2026-03"), entry_count=23

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from matches.audit import recording
 from matches.models import SideMember
 from matches.months import Month
 from rankings import fladub, loader, writer
@@ -128,9 +129,10 @@ def test_the_copy_writer_stores_what_bulk_create_would() -> None:
         results_counted=np.array([3, 1, 25, 2, 1], dtype=np.int64),
         previous_rank=np.array([0, 1, 0, 7, 0], dtype=np.int64),
     )
-    stored = RankingList.objects.create(
-        discipline="fido", month="2026-03-01", created_at=after_deadline("2026-03")
-    )
+    with recording():
+        stored = RankingList.objects.create(
+            discipline="fido", month="2026-03-01", created_at=after_deadline("2026-03")
+        )
     assert writer.write_entries(ranking_list=stored, ranking=ranking) == 5
     got = list(
         RankingEntry.objects.filter(ranking_list=stored)

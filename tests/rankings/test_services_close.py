@@ -8,6 +8,7 @@ import datetime as dt
 import pytest
 from django.db import IntegrityError, transaction
 
+from matches.audit import recording
 from matches.models import ClosedMonth
 from matches.months import Month
 from matches.services import match_void
@@ -232,15 +233,16 @@ def test_an_exception_half_way_leaves_the_previous_list_live(club, abcd, monkeyp
 def test_a_crashed_attempt_is_discarded_by_the_retry(club, abcd) -> None:
     worked_example_table(club, abcd)
     # What a worker killed after writing leaves behind: a computing list with entries.
-    leftover = RankingList.objects.create(
-        discipline="fido",
-        month=dt.date(2026, 3, 1),
-        version=1,
-        created_at=after_deadline("2026-03"),
-    )
-    RankingEntry.objects.create(
-        ranking_list=leftover, player=abcd[3], rank=1, fladub_cents=99999, results_counted=1
-    )
+    with recording():
+        leftover = RankingList.objects.create(
+            discipline="fido",
+            month=dt.date(2026, 3, 1),
+            version=1,
+            created_at=after_deadline("2026-03"),
+        )
+        RankingEntry.objects.create(
+            ranking_list=leftover, player=abcd[3], rank=1, fladub_cents=99999, results_counted=1
+        )
     published = close("2026-03")
     assert published.version == 2
     leftover.refresh_from_db()
@@ -274,11 +276,12 @@ def test_progress_is_reported_stage_by_stage(club, abcd) -> None:
 def test_postgres_refuses_new_entries_in_a_published_list_or_a_missing_one(club, abcd) -> None:
     worked_example_table(club, abcd)
     march = close("2026-03")
-    with pytest.raises(IntegrityError, match="immutable"), transaction.atomic():
+    # Past the app's guard (matches.audit), as a superuser's shell could: the database refuses.
+    with pytest.raises(IntegrityError, match="immutable"), transaction.atomic(), recording():
         RankingEntry.objects.create(
             ranking_list=march, player=abcd[3], rank=9, fladub_cents=1, results_counted=1
         )
-    with pytest.raises(IntegrityError, match="does not exist"), transaction.atomic():
+    with pytest.raises(IntegrityError, match="does not exist"), transaction.atomic(), recording():
         RankingEntry.objects.create(
             ranking_list_id=march.pk + 1000,
             player=abcd[3],

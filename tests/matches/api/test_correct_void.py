@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from matches.audit import recording
 from matches.models import ClosedMonth, Match, MatchEvent, SideMember
 from tests.matches.api.conftest import BERLIN, counts, errors_at
 from tests.matches.factories import SecretaryFactory
@@ -136,9 +137,10 @@ def test_a_replaced_revision_cannot_be_corrected_again(as_secretary, match_pk, t
 
 
 def test_an_admin_voids_from_the_first_open_month(as_admin, match_pk, now):
-    ClosedMonth.objects.create(
-        discipline="fido", month=dt.date(2026, 3, 1), closed_at=FIRST_OF_APRIL
-    )
+    with recording():
+        ClosedMonth.objects.create(
+            discipline="fido", month=dt.date(2026, 3, 1), closed_at=FIRST_OF_APRIL
+        )
     now(dt.datetime(2026, 4, 10, 9, tzinfo=BERLIN))
 
     response = post(as_admin, f"/api/matches/{match_pk}/void", {"reason": "table never played"})

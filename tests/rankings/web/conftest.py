@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from matches.audit import recording
 from matches.models import Player
 from matches.months import Month
 from rankings.models import CurrentList, RankingEntry, RankingList
@@ -42,9 +43,10 @@ def publish(
     at = published_at or dt.datetime(day.year, day.month, 1, 0, 5, tzinfo=BERLIN) + dt.timedelta(
         days=32
     )
-    ranking_list = RankingList.objects.create(
-        discipline=discipline, month=day, version=1, entry_count=len(rows), created_at=at
-    )
+    with recording():
+        ranking_list = RankingList.objects.create(
+            discipline=discipline, month=day, version=1, entry_count=len(rows), created_at=at
+        )
     RankingEntry.objects.bulk_create(
         [
             RankingEntry(

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 from django.test import Client
 
+from matches.audit import recording
 from rankings.badges import badge_svg, text_width
 from rankings.models import RankingList
 from tests.matches.factories import PlayerFactory
@@ -33,9 +34,13 @@ def lists():
     )
     allfives = publish("2026-03", [(a, 1, 1000, 1, None)], discipline="allfives")
     # An attempt that was never published: no reader sees it.
-    RankingList.objects.create(
-        discipline="fido", month=dt.date(2026, 4, 1), version=1, created_at=dt.datetime.now(BERLIN)
-    )
+    with recording():
+        RankingList.objects.create(
+            discipline="fido",
+            month=dt.date(2026, 4, 1),
+            version=1,
+            created_at=dt.datetime.now(BERLIN),
+        )
     return february, march, allfives
 
 

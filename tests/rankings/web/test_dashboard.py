@@ -21,6 +21,7 @@ from django.test import Client
 
 from matches import clock
 from matches import services as match_services
+from matches.audit import recording
 from matches.models import Match, Player
 from matches.months import Month
 from rankings import dispatch
@@ -196,15 +197,16 @@ def test_a_running_close_disables_the_button_and_shows_its_progress(
     staff: Client, march: dict[str, Any], set_now: Any
 ) -> None:
     set_now(after_deadline("2026-03"))
-    run = CloseRun.objects.create(
-        discipline="fido",
-        month=Month(2026, 3).first_day,
-        state=CloseRun.State.RUNNING,
-        stage=CloseRun.Stage.COMPUTE,
-        percent=55,
-        timings={"freeze": 0.01, "load": 1.5},
-        created_at=clock.now(),
-    )
+    with recording():
+        run = CloseRun.objects.create(
+            discipline="fido",
+            month=Month(2026, 3).first_day,
+            state=CloseRun.State.RUNNING,
+            stage=CloseRun.Stage.COMPUTE,
+            percent=55,
+            timings={"freeze": 0.01, "load": 1.5},
+            created_at=clock.now(),
+        )
     page = staff.get(URL).content.decode()
     html = card(page, "fido")
     assert re.search(r'<button type="submit" class="primary" disabled', html)
@@ -313,16 +315,17 @@ def test_a_published_month_cannot_be_closed_again(
 
 @pytest.mark.django_db
 def test_the_run_json_gives_state_stage_percent_timings_and_error(staff: Client) -> None:
-    run = CloseRun.objects.create(
-        discipline="allfives",
-        month=Month(2026, 3).first_day,
-        state=CloseRun.State.FAILED,
-        stage=CloseRun.Stage.WRITE,
-        percent=72,
-        timings={"freeze": 0.01, "load": 1.25, "compute": 0.5},
-        error="OperationalError: the database went away",
-        created_at=dt.datetime(2026, 4, 1, 0, 5, tzinfo=BERLIN),
-    )
+    with recording():
+        run = CloseRun.objects.create(
+            discipline="allfives",
+            month=Month(2026, 3).first_day,
+            state=CloseRun.State.FAILED,
+            stage=CloseRun.Stage.WRITE,
+            percent=72,
+            timings={"freeze": 0.01, "load": 1.25, "compute": 0.5},
+            error="OperationalError: the database went away",
+            created_at=dt.datetime(2026, 4, 1, 0, 5, tzinfo=BERLIN),
+        )
     response = staff.get(f"/dashboard/runs/{run.pk}.json")
     assert response.status_code == 200
     assert response["Content-Type"] == "application/json"

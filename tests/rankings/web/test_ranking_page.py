@@ -9,6 +9,7 @@ from html import unescape
 import pytest
 from django.test import Client
 
+from matches.audit import recording
 from rankings import sql
 from rankings.selectors import list_page as pages
 from tests.matches.factories import ClubFactory, PlayerFactory
@@ -379,9 +380,10 @@ def test_a_list_written_by_the_ranking_job_shows_in_export_order(client: Client,
     )
     ranking = fladub.rank_list(totals, fladub.month_index(2026, 3), player_order=order)
     now = dt.datetime(2026, 4, 1, 0, 10, tzinfo=dt.UTC)
-    ranking_list = RankingList.objects.create(
-        discipline="fido", month=dt.date(2026, 3, 1), entry_count=len(ranking), created_at=now
-    )
+    with recording():
+        ranking_list = RankingList.objects.create(
+            discipline="fido", month=dt.date(2026, 3, 1), entry_count=len(ranking), created_at=now
+        )
     writer.write_entries(ranking_list=ranking_list, ranking=ranking)
     RankingList.objects.filter(pk=ranking_list.pk).update(status="published", published_at=now)
     CurrentList.objects.create(discipline="fido", ranking_list=ranking_list, updated_at=now)
