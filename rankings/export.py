@@ -14,7 +14,7 @@ import json
 from collections.abc import Iterator
 
 from .selectors.list_export import EXPORT_HEADER, export_rows
-from .sql import ListInfo
+from .selectors.lists import ListInfo
 
 FORMATS = ("csv", "json")
 _ROWS_PER_PIECE = 2000

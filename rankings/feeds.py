@@ -19,8 +19,7 @@ from django.utils.translation import gettext_lazy
 
 from matches.disciplines import DISCIPLINES
 
-from .selectors.lists import latest_published, list_tops
-from .sql import ListInfo, ListRow
+from .selectors.lists import ListInfo, ListRow, latest_published, list_tops
 
 Item = tuple[ListInfo, list[ListRow]]
 """A published list and its first ranks."""

@@ -2,7 +2,7 @@
 
 Same contract as DRF's ``TokenAuthentication`` (its header parsing, its 401 messages for an
 unknown key or an inactive user), but the user is loaded with one raw ``SELECT``
-(:func:`matches.sql.token_owner`) instead of the ORM's ``select_related`` query, which cost
+(:func:`matches.selectors.token_owner`) instead of the ORM's ``select_related`` query, which cost
 about 1 ms of CPU on every API request; the same statement loads the clubs the user is
 secretary of. ``request.auth`` is then an :class:`ApiToken`: the token's key and those
 clubs as a :class:`~matches.selectors.SecretaryClubs`, which the views pass on to the
@@ -20,7 +20,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.request import Request
 
-from matches import selectors, sql
+from matches import selectors
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +33,7 @@ class ApiToken:
 
 class FastTokenAuthentication(TokenAuthentication):
     def authenticate_credentials(self, key: str) -> tuple[Any, ApiToken]:
-        owner = sql.token_owner(key)
+        owner = selectors.token_owner(key)
         if owner is None:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         if not owner.user.is_active:

@@ -37,8 +37,8 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from matches import sql
 from matches.models import IdempotencyRecord
+from matches.services.idempotency import idempotency_record_store
 from matches.validation import Problem
 
 from .errors import ApiProblems, error_response
@@ -127,7 +127,7 @@ def respond_once(request: Request, handler: Callable[[], Response]) -> Response:
                     response_body=_json(response.data),
                 )
                 # Last: fails if the key was used, which rolls this run back.
-                sql.insert([record])
+                idempotency_record_store(record)
                 return response
         except _DoNotStore as exc:
             return exc.response

@@ -5,7 +5,8 @@ re-exported here, so callers write ``from matches.selectors import ...``.
 - :mod:`.months`: closed months of a discipline;
 - :mod:`.match_lists`: matches with their sides and members, what a user may read, a
   club's submissions, the next table number;
-- :mod:`.players`: player names by federation id.
+- :mod:`.players`: player names by federation id;
+- :mod:`.tokens`: the owner of an API token and their clubs.
 """
 
 from .clubs import SecretaryClubs, is_secretary_of, secretary_clubs
@@ -18,9 +19,11 @@ from .match_lists import (
 )
 from .months import is_month_closed, last_closed_month, month_or_none
 from .players import player_names
+from .tokens import TokenOwner, token_owner
 
 __all__ = [
     "SecretaryClubs",
+    "TokenOwner",
     "current_revision",
     "is_month_closed",
     "is_secretary_of",
@@ -32,4 +35,5 @@ __all__ = [
     "player_names",
     "secretary_clubs",
     "submissions_of",
+    "token_owner",
 ]

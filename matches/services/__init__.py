@@ -19,6 +19,7 @@ outside these services (:mod:`matches.audit`).
 - :mod:`.void`: :func:`match_void`;
 - :mod:`.merge`: :func:`player_merge`, :func:`player_merge_undo` (within its month);
 - :mod:`.freeze`: :func:`month_freeze` (the close of a month calls it);
+- :mod:`.idempotency`: :func:`idempotency_record_store` (the API's replay records);
 - :mod:`.rows`: a validated match as the rows the store writes, and back as a payload;
 - :mod:`.refusals`: :class:`NotAllowed` and the deadline module's refusals in words.
 """

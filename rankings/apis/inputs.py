@@ -16,9 +16,8 @@ from matches.disciplines import CODES
 from matches.models import Player
 from matches.months import Month
 
-from ..selectors.lists import current_list, published_list
+from ..selectors.lists import ListInfo, current_list, published_list
 from ..selectors.players import surviving_player
-from ..sql import ListInfo
 
 DISCIPLINE = OpenApiParameter(
     "discipline", str, OpenApiParameter.PATH, enum=list(CODES), description="discipline"

@@ -26,8 +26,7 @@ from rest_framework.response import Response
 
 from .. import export
 from ..selectors.list_page import MAX_PAGE_SIZE, PageOutOfRange, RankingFilters, list_page
-from ..selectors.lists import published_lists
-from ..sql import ListInfo
+from ..selectors.lists import ListInfo, published_lists
 from . import inputs
 
 DEFAULT_PAGE_SIZE = 50

@@ -31,6 +31,26 @@ from matches.months import Month
 from .. import sql
 from ..sql import EntryInfo, ListInfo, ListRow, Published
 
+# With the rows readers receive: views and APIs import them from here, never from the sql module.
+__all__ = [
+    "Archive",
+    "ArchiveRow",
+    "CurrentLists",
+    "DisciplineLists",
+    "EntryInfo",
+    "ListInfo",
+    "ListRow",
+    "Published",
+    "archive",
+    "current_list",
+    "current_lists",
+    "discipline_lists",
+    "latest_published",
+    "list_tops",
+    "published_list",
+    "published_lists",
+]
+
 
 @dataclass(frozen=True)
 class CurrentLists:

@@ -32,11 +32,10 @@ from .. import badges, charts
 from ..selectors import list_page as pages
 from ..selectors.clubs import club_page, clubs_by_country
 from ..selectors.counting_results import counting_results
+from ..selectors.lists import EntryInfo, ListInfo, current_lists, discipline_lists
 from ..selectors.lists import archive as published_archive
-from ..selectors.lists import current_lists, discipline_lists
 from ..selectors.player_history import HistoryPoint, player_history
 from ..selectors.players import player_by_id, player_disciplines, surviving_player
-from ..sql import EntryInfo, ListInfo
 
 MAX_QUERY_LENGTH = 100
 MAX_PAGE = 1_000_000

@@ -19,7 +19,7 @@ from matches import clock
 from matches.disciplines import CODES
 from matches.months import Month
 from rankings.models import CloseRun, RankingList
-from rankings.selectors.lists import published_list
+from rankings.selectors.lists import ListInfo, published_list
 from rankings.services.close import (
     CloseRefused,
     month_close,
@@ -27,7 +27,6 @@ from rankings.services.close import (
     month_close_enqueue,
 )
 from rankings.services.close_run import close_run_create
-from rankings.sql import ListInfo
 
 REPORTED_STAGES = ("load", "compute", "write", "publish")
 POLL_SECONDS = 0.5
