@@ -9,7 +9,10 @@ Public pages (no login): a game record is part of a result, and results are publ
   document that is not JSON or not a legal record; 413 for one larger than
   ``MAX_RECORD_BYTES``. Nothing is stored.
 - ``GET /matches/<pk>/records/``: the records a stored match carries, each replayed the
-  same way (404 for an unknown match).
+  same way. Private like the match itself: only the club's secretaries and admins, as in
+  the API (:func:`matches.selectors.match_list_for`); anyone else, logged in or not, gets
+  the 404 of an unknown match, so walking ids tells nothing (issue 16, item 6). The public
+  sees results only through the public pages.
 
 The view only decodes input and calls the pure engine (``matches.rules``) and the pure
 layout renderer (``matches.rules.render``); it never answers a 5xx for bad input.
@@ -37,7 +40,7 @@ from ..rules.engine import replay_record
 from ..rules.errors import IllegalMove, RuleError
 from ..rules.record import MAX_RECORD_BYTES, Record, load
 from ..rules.simulate import simulate
-from ..selectors import player_names
+from ..selectors import match_list_for, player_names
 
 #: Games drawn in full; a longer session still shows its settlement and every result.
 MAX_GAMES_DRAWN = 60
@@ -129,8 +132,8 @@ def viewer(request: HttpRequest) -> HttpResponse:
 
 @require_GET
 def match_records(request: HttpRequest, pk: int) -> HttpResponse:
-    """The game records stored with a match, each replayed and drawn."""
-    match = get_object_or_404(Match.objects.select_related("club"), pk=pk)
+    """The game records stored with a match, each replayed and drawn (see the module doc)."""
+    match = get_object_or_404(match_list_for(user=request.user), pk=pk)
     raw = match.records
     documents: list[Any] = [] if raw is None else raw if isinstance(raw, list) else [raw]
     ids = {

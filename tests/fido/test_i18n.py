@@ -155,7 +155,7 @@ def pages(federation: dict[str, Any]) -> list[tuple[str, Any, list[str]]]:
         ("/records/viewer/?example=pulle", None, ["Geld", "Pott:"]),
         (
             f"/matches/{match.pk}/records/",
-            None,
+            federation["secretary"],
             [
                 "Spielprotokolle einer Partie",
                 "Zu dieser Partie wurden keine Spielprotokolle gemeldet",

@@ -26,7 +26,13 @@ from matches.models import Channel, Match
 from matches.rules.engine import replay
 from matches.rules.simulate import simulate
 from matches.views.records import EXAMPLES, MAX_RECORD_BYTES
-from tests.matches.factories import ClubFactory, PlayerFactory, UserFactory, match_payload
+from tests.matches.factories import (
+    ClubFactory,
+    PlayerFactory,
+    SecretaryFactory,
+    UserFactory,
+    match_payload,
+)
 
 URL = "/records/viewer/"
 
@@ -298,8 +304,18 @@ def stored_match(db: None) -> Match:
     return outcome.match
 
 
+@pytest.fixture
+def client(stored_match: Match) -> Client:
+    """A secretary of the match's club, logged in (a match's records are private)."""
+    client = Client()
+    client.force_login(SecretaryFactory(club=stored_match.club).user)
+    return client
+
+
 @pytest.mark.django_db
-def test_a_stored_matchs_records_are_public_and_drawn(client: Client, stored_match: Match) -> None:
+def test_a_stored_matchs_records_are_drawn_for_its_club(
+    client: Client, stored_match: Match
+) -> None:
     response = client.get(reverse("matches:match_records", args=[stored_match.pk]))
     assert response.status_code == 200
     html = response.content.decode()
@@ -341,3 +357,48 @@ def test_a_buki_session_shows_its_banker_and_stakes(client: Client) -> None:
     stakes = record["stakes"]
     assert f"Banker {record['banker']}" in page
     assert f"stakes: min {stakes['min']}, max {stakes['max']}" in page
+
+
+# --- Private stays private (issue 16, item 6) -----------------------------------------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("who", ["anonymous", "player", "other_secretary"])
+def test_strangers_get_the_404_of_an_unknown_match(stored_match: Match, who: str) -> None:
+    stranger = Client()
+    if who == "player":
+        stranger.force_login(UserFactory())
+    elif who == "other_secretary":
+        stranger.force_login(SecretaryFactory(club=ClubFactory()).user)
+    url = reverse("matches:match_records", args=[stored_match.pk])
+    response = stranger.get(url)
+    unknown = stranger.get(reverse("matches:match_records", args=[10**9]))
+    assert response.status_code == unknown.status_code == 404
+    assert stored_match.external_id not in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_an_admin_reads_every_clubs_records(stored_match: Match) -> None:
+    admin = Client()
+    admin.force_login(UserFactory(is_staff=True))
+    response = admin.get(reverse("matches:match_records", args=[stored_match.pk]))
+    assert response.status_code == 200
+    assert stored_match.external_id in text(response.content.decode())
+
+
+@pytest.mark.django_db
+def test_a_voided_matchs_reason_is_never_shown_to_strangers(stored_match: Match) -> None:
+    club_url = reverse("rankings:club", args=[stored_match.club.club_id])
+    assert "2026-03-14" in text(Client().get(club_url).content.decode())  # listed while valid
+    services.match_void(
+        match=stored_match,
+        by=UserFactory(is_staff=True),
+        reason="secret reason 4711",
+        now=dt.datetime(2026, 3, 21, 12, tzinfo=dt.UTC),
+    )
+    url = reverse("matches:match_records", args=[stored_match.pk])
+    assert Client().get(url).status_code == 404
+    club_page = Client().get(club_url)
+    assert club_page.status_code == 200
+    assert "secret reason 4711" not in club_page.content.decode()
+    assert "2026-03-14" not in text(club_page.content.decode())  # the voided match is gone
