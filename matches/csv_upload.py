@@ -40,6 +40,8 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from fido.text import first_refused
+
 from .models import Club
 from .services import SubmitOutcome, match_batch_submit
 from .validation import InvalidSubmission, Problem
@@ -164,7 +166,22 @@ def decode(data: bytes) -> str:
     if not text.strip():
         raise CsvRejected(_("The file is empty."))
     _check_lines(text)
+    _check_characters(text)
     return text
+
+
+def _check_characters(text: str) -> None:
+    """CsvRejected naming the line of the first character no field accepts
+    (:mod:`fido.text`): every cell of the file is checked here, once."""
+    found = first_refused(text)
+    if found is None:
+        return
+    index, reason = found
+    line = text.count("\n", 0, index) + 1
+    raise CsvRejected(
+        _("Line %(line)s %(reason)s. Nothing was read; correct the file and upload it again.")
+        % {"line": line, "reason": reason}
+    )
 
 
 def _decoded(data: bytes, encoding: str) -> str:

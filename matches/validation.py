@@ -22,6 +22,8 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 
+from fido.text import text_problem
+
 from . import sql
 from .models import (
     CATEGORY_BASE,
@@ -105,8 +107,13 @@ def join_path(prefix: str, path: str) -> str:
 
 
 def check_text(value: str, path: str, what: str, problems: list[Problem]) -> None:
-    """Refuse control characters and text a spreadsheet would run as a formula."""
-    if _CONTROL.search(value):
+    """Refuse what no text field accepts (:mod:`fido.text`: control characters, lone
+    surrogates, bidirectional overrides), any line break or tab in an id, and text a
+    spreadsheet would run as a formula."""
+    reason = text_problem(value)
+    if reason is not None:
+        problems.append(Problem(path, f"{what} {reason}"))
+    elif _CONTROL.search(value):
         problems.append(Problem(path, _("%(what)s contains a control character") % {"what": what}))
     elif value.startswith(_FORMULA_START):
         problems.append(
@@ -274,7 +281,9 @@ def _parse_club(raw: object, path: str, problems: list[Problem]) -> str | None:
     if not isinstance(raw, str) or not raw.strip():
         problems.append(Problem(path, _("club is required (e.g. CLUB-7)")))
         return None
-    return raw.strip()
+    before = len(problems)
+    check_text(raw.strip(), path, "club", problems)
+    return raw.strip() if len(problems) == before else None
 
 
 def _parse_choice(
@@ -374,6 +383,11 @@ def _parse_players(
             ids = None
             continue
         pid = pid.strip()
+        before = len(problems)
+        check_text(pid, ppath, _("player id"), problems)
+        if len(problems) > before:
+            ids = None
+            continue
         if pid in seen:
             problems.append(
                 Problem(

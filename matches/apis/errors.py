@@ -29,6 +29,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_exception_handler
 
+from fido.text import scrub
 from matches.services import NotAllowed
 from matches.validation import InvalidSubmission, Problem
 
@@ -83,7 +84,8 @@ def flatten(detail: Any, path: str = "") -> list[dict[str, str]]:
 def problems_response(
     problems: Iterable[Problem], status_code: int = status.HTTP_400_BAD_REQUEST
 ) -> Response:
-    return Response({"errors": [p.as_dict() for p in problems]}, status=status_code)
+    # scrub: a message may quote the refused text; the response must still encode.
+    return Response(scrub({"errors": [p.as_dict() for p in problems]}), status=status_code)
 
 
 def error_response(exc: BaseException) -> Response | None:
@@ -103,7 +105,7 @@ def error_response(exc: BaseException) -> Response | None:
     if response is None:
         return None
     detail = exc.detail if isinstance(exc, exceptions.APIException) else response.data
-    response.data = {"errors": flatten(detail) or [{"path": "", "message": str(exc)}]}
+    response.data = scrub({"errors": flatten(detail) or [{"path": "", "message": str(exc)}]})
     return response
 
 

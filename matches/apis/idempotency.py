@@ -37,6 +37,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from fido.text import scrub
 from matches.models import IdempotencyRecord
 from matches.services.idempotency import idempotency_record_store
 from matches.validation import Problem
@@ -86,8 +87,10 @@ def _run(handler: Callable[[], Response]) -> Response:
 
 
 def _json(data: object) -> object:
-    """The body as JSON would give it back (dates as text, ReturnDicts as dicts)."""
-    return json.loads(json.dumps(data, cls=DjangoJSONEncoder))
+    """The body as JSON would give it back (dates as text, ReturnDicts as dicts), with any
+    character PostgreSQL's ``jsonb`` cannot hold (a NUL, a lone surrogate echoed in an error
+    message) replaced: storing an error body never fails."""
+    return scrub(json.loads(json.dumps(data, cls=DjangoJSONEncoder)))
 
 
 def _replay(record: IdempotencyRecord, digest: str) -> Response:
@@ -128,6 +131,8 @@ def respond_once(request: Request, handler: Callable[[], Response]) -> Response:
                 )
                 # Last: fails if the key was used, which rolls this run back.
                 idempotency_record_store(record)
+                # The stored body is what a retry gets: the first answer says the same.
+                response.data = record.response_body
                 return response
         except _DoNotStore as exc:
             return exc.response

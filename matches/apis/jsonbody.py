@@ -7,7 +7,10 @@ is in words a secretary understands; so the submission endpoints read the body h
 - :func:`raw_body`: the bytes, or :class:`~matches.apis.errors.PayloadTooLarge` (413) when
   the body is larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (Django checks the declared
   length before reading anything).
-- :func:`json_body`: the decoded document, or ``ParseError`` (400) naming the problem.
+- :func:`json_body`: the decoded document, or ``ParseError`` (400) naming the problem;
+  or :class:`~matches.apis.errors.ApiProblems` (400) listing every string (value or key)
+  that holds a character no field accepts (:mod:`fido.text`), each with its path: text is
+  checked here, once, before any field reaches a query or a stored error body.
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from django.core.exceptions import RequestDataTooBig
 from rest_framework.exceptions import ParseError
 from rest_framework.request import Request
 
-from .errors import PayloadTooLarge
+from fido.text import bad_strings
+from matches.validation import Problem
+
+from .errors import ApiProblems, PayloadTooLarge
 
 
 def raw_body(request: Request) -> bytes:
@@ -33,11 +39,20 @@ def raw_body(request: Request) -> bytes:
 
 
 def json_body(request: Request) -> Any:
-    body = raw_body(request)
+    document = _decoded(raw_body(request))
+    refused = [Problem(path, reason) for path, reason in bad_strings(document)]
+    if refused:
+        raise ApiProblems(refused[:50])
+    return document
+
+
+def _decoded(body: bytes) -> Any:
     if not body.strip():
         raise ParseError("the request body is empty: send a JSON object")
     try:
-        return json.loads(body)
+        # Decoded here, strictly: json.loads would guess UTF-16 and UTF-32 from raw bytes,
+        # and the API accepts one encoding, UTF-8 (as RFC 8259 requires between systems).
+        return json.loads(body.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ParseError("the request body is not UTF-8 text") from exc
     except json.JSONDecodeError as exc:

@@ -30,6 +30,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from fido.text import bad_strings
 from matches.rules import IllegalMove, RecordError, replay
 from matches.rules.record import MAX_RECORD_BYTES
 
@@ -109,6 +110,8 @@ class RecordReplayAPI(APIView):
             )
         except RecursionError:
             return _errors("", "the JSON is nested too deeply")
+        for path, reason in bad_strings(data):
+            return _errors(path, reason)
         partial = request.query_params.get("partial", "").lower() in ("1", "true", "yes")
         try:
             report = replay(data, partial=partial)

@@ -1,0 +1,74 @@
+"""The text boundary of every request that is not a JSON body: query strings and form fields.
+
+In: each request, before its view runs (after CSRF). Out: nothing when every query
+parameter and form field (names and values) is acceptable text (:mod:`fido.text`);
+otherwise a 400 naming the field and the refused character, and the view never runs, so
+nothing is stored and nothing reaches a query. Under ``/api/`` the 400 is the API's JSON
+error shape; elsewhere a short page. JSON bodies are checked where they are decoded
+(:func:`matches.apis.jsonbody.json_body`), CSV files where they are read
+(:func:`matches.csv_upload.decode`), uploaded game records where they are parsed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest, JsonResponse, QueryDict
+from django.utils.html import escape
+from django.utils.translation import gettext as _
+
+from .text import REASONS, text_problem
+
+_FORM_TYPES = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+def _refused(fields: QueryDict) -> Iterator[tuple[str, str]]:
+    for name, values in fields.lists():
+        reason = text_problem(name)
+        if reason is not None:
+            yield "", _(REASONS["field"]) % {"reason": reason}
+            continue
+        for value in values:
+            if isinstance(value, str):
+                reason = text_problem(value)
+                if reason is not None:
+                    yield name, reason
+
+
+class TextBoundaryMiddleware:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_view(
+        self, request: HttpRequest, view: Any, args: Any, kwargs: Any
+    ) -> HttpResponse | None:
+        refused = list(_refused(request.GET))
+        if (
+            not refused
+            and request.method == "POST"
+            and not request.path.startswith("/api/")
+            and request.content_type in _FORM_TYPES
+        ):
+            try:
+                refused = list(_refused(request.POST))
+            except RequestDataTooBig:
+                return None  # the view says so in its own words (413 / a page)
+        if not refused:
+            return None
+        if request.path.startswith("/api/"):
+            errors = [{"path": name, "message": reason} for name, reason in refused]
+            return JsonResponse({"errors": errors}, status=400)
+        lines = "".join(
+            f"<li>{escape(name)}: {escape(reason)}</li>" if name else f"<li>{escape(reason)}</li>"
+            for name, reason in refused
+        )
+        title = escape(_("This request cannot be accepted"))
+        return HttpResponseBadRequest(
+            f"<!doctype html><title>{title}</title><h1>{title}</h1><ul>{lines}</ul>"
+            f"<p>{escape(_('Nothing was stored. Go back, correct the text and try again.'))}</p>"
+        )
