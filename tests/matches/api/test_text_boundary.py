@@ -183,3 +183,10 @@ def test_no_unicode_in_a_query_parameter_gives_a_5xx(as_secretary, value, param)
     for url in (URL, "/api/rankings/fido", "/api/rankings/fido/lists", "/ranking/fido/"):
         response = as_secretary.get(f"{url}?{param}={_query(value)}")
         assert response.status_code < 500, (url, response.content)
+
+
+def test_a_pasted_record_with_a_bidi_override_is_refused_on_the_viewer(client: Client) -> None:
+    record = json.dumps({"game": "fido", "seats": ["A\u202e", "B"]})
+    response = client.post("/records/viewer/", {"record": record})
+    assert response.status_code == 400
+    assert "U+202E" in response.content.decode()
