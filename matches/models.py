@@ -215,11 +215,24 @@ class Match(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.club.club_id}/{self.external_id}#{self.revision}"
+        return f"{self.label}#{self.revision}"
+
+    @property
+    def label(self) -> str:
+        """The match as people name it: its id, with the club in front only when the id
+        does not already start with it (ids such as ``CLUB-7/2026-03-14/t2`` do)."""
+        return match_label(self.club.club_id, self.external_id)
 
     @property
     def is_voided(self) -> bool:
         return self.voided_at is not None
+
+
+def match_label(club_id: str, external_id: str) -> str:
+    """``CLUB-7/2026-03-14/t2`` for an id that names its club, ``CLUB-7/t2`` otherwise."""
+    if external_id.startswith(f"{club_id}/"):
+        return external_id
+    return f"{club_id}/{external_id}"
 
 
 class Side(models.Model):

@@ -20,7 +20,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from matches.rules.engine import replay
-from matches.rules.errors import RuleError
+from matches.rules.errors import IllegalMove, RuleError
 
 from .validation import MatchInput, Problem, SideInput
 
@@ -82,8 +82,8 @@ def check_records(match: MatchInput, *, prefix: str = "") -> list[Problem]:
             problems.append(
                 Problem(
                     _prefixed(prefix, f"sides[{i}].score"),
-                    _("the records give this side %(expected)d, not %(score)d")
-                    % {"expected": expected, "score": side.score},
+                    _("the game records give side %(n)d a score of %(expected)d, not %(score)d")
+                    % {"n": i + 1, "expected": expected, "score": side.score},
                 )
             )
     return problems
@@ -100,24 +100,63 @@ def _replayed(
         problems.append(
             Problem(
                 f"{path}.variant.game",
-                _("a %(game)r record in a %(discipline)s match")
-                % {"game": game, "discipline": discipline},
+                _(
+                    "game record %(n)d is a record of %(game)s, which is not a game of "
+                    "the %(discipline)s discipline (%(games)s)"
+                )
+                % {
+                    "n": _record_number(path),
+                    "game": game if isinstance(game, str) else _("no game"),
+                    "discipline": discipline,
+                    "games": ", ".join(sorted(GAMES_OF_DISCIPLINE[discipline])),
+                },
             )
         )
         return None
     try:
         report = replay(record)
     except RuleError as exc:
-        problems.append(Problem(f"{path}.{exc.path}" if exc.path else path, exc.message))
+        problems.append(
+            Problem(f"{path}.{exc.path}" if exc.path else path, refusal_text(exc, path))
+        )
         return None
     seats = set(report["session"]["players"])
     if seats != players:
         problems.append(
             Problem(
                 f"{path}.seats",
-                _("the seats must be the match's players (%(players)s), not %(seats)s")
-                % {"players": ", ".join(sorted(players)), "seats": ", ".join(sorted(seats))},
+                _(
+                    "the seats of game record %(n)d must be the match's players "
+                    "(%(players)s), not %(seats)s"
+                )
+                % {
+                    "n": _record_number(path),
+                    "players": ", ".join(sorted(players)),
+                    "seats": ", ".join(sorted(seats)),
+                },
             )
         )
         return None
     return report
+
+
+def _record_number(path: str) -> int:
+    """The 1-based number of the record a ``...records[i]`` path names."""
+    return int(path.rsplit("[", 1)[1].rstrip("]")) + 1
+
+
+def refusal_text(exc: RuleError, path: str) -> str:
+    """The rules engine's refusal in the user's words: which record, game, move and player,
+    then what is wrong (the engine's message, in the active language)."""
+    number = _record_number(path)
+    if isinstance(exc, IllegalMove):
+        where = _("game record %(n)d, game %(game)d, move %(move)d") % {
+            "n": number,
+            "game": exc.game + 1,
+            "move": exc.move,
+        }
+        if exc.player:
+            where = _("%(where)s (%(player)s)") % {"where": where, "player": exc.player}
+    else:
+        where = _("game record %(n)d") % {"n": number}
+    return _("%(where)s: %(message)s") % {"where": where, "message": exc.message}

@@ -45,6 +45,31 @@ ALLOWED_KEYS = frozenset(
 # A cell beginning with one of these is run as a formula by spreadsheet programs.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_SIDE_PATH = re.compile(r"sides\[(\d+)\]")
+
+
+def kind_of(value: object) -> str:
+    """What a JSON value is, in the user's words ("a number", "text", ...), for messages
+    that say which type was expected and which was given."""
+    if value is None:
+        return _("nothing (null)")
+    if isinstance(value, bool):
+        return _("true/false")
+    if isinstance(value, int | float):
+        return _("a number")
+    if isinstance(value, str):
+        return _("text")
+    if isinstance(value, list | tuple):
+        return _("a list")
+    if isinstance(value, Mapping):
+        return _("an object")
+    return _("a value of another kind")
+
+
+def side_number(path: str) -> int | None:
+    """The 1-based side a path such as ``m4.sides[1].players[0]`` concerns, or None."""
+    found = _SIDE_PATH.search(path)
+    return int(found.group(1)) + 1 if found else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,12 +162,21 @@ def _int(value: object, path: str, what: str, problems: list[Problem]) -> int | 
         isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d{1,9}\s*", value)
     ):
         number = int(value)
+    elif isinstance(value, str | float):
+        problems.append(
+            Problem(
+                path,
+                _("%(what)s must be a whole number, not “%(value)s”")
+                % {"what": what, "value": value},
+            )
+        )
+        return None
     else:
         problems.append(
             Problem(
                 path,
-                _("%(what)s must be a whole number, got %(value)r")
-                % {"what": what, "value": value},
+                _("%(what)s must be a whole number, not %(kind)s")
+                % {"what": what, "kind": kind_of(value)},
             )
         )
         return None
@@ -163,7 +197,13 @@ def parse_match(
 ) -> tuple[MatchInput | None, list[Problem]]:
     """Check the structure and types of one match; resolve nothing yet."""
     if not isinstance(payload, Mapping):
-        return None, [Problem(join_path(prefix, ""), _("a match must be a JSON object"))]
+        return None, [
+            Problem(
+                join_path(prefix, ""),
+                _("a match must be a JSON object {id, date, club, ...}, not %(kind)s")
+                % {"kind": kind_of(payload)},
+            )
+        ]
     problems: list[Problem] = []
     _check_keys(payload, prefix, allow_submitted_at, problems)
     external_id = _parse_id(payload.get("id"), join_path(prefix, "id"), problems)
@@ -173,14 +213,18 @@ def parse_match(
         payload.get("discipline"),
         Discipline.values,
         Problem(
-            join_path(prefix, "discipline"), _("unknown discipline %(value)r; one of %(choices)s")
+            join_path(prefix, "discipline"),
+            _("unknown discipline “%(value)s”; choose one of %(choices)s"),
         ),
         problems,
     )
     category = _parse_choice(
         payload.get("category"),
         Category.values,
-        Problem(join_path(prefix, "category"), _("unknown category %(value)r; one of %(choices)s")),
+        Problem(
+            join_path(prefix, "category"),
+            _("unknown category “%(value)s”; choose one of %(choices)s"),
+        ),
         problems,
     )
     sides = _parse_sides(payload.get("sides"), prefix, problems)
@@ -249,22 +293,40 @@ def _check_keys(
 
 def _parse_id(raw: object, path: str, problems: list[Problem]) -> str | None:
     """The match's id: text, unique per club (checked later), at most MAX_ID_LENGTH."""
-    if not isinstance(raw, str) or not raw.strip():
-        problems.append(Problem(path, _("id is required (text, unique per club)")))
+    if raw is not None and not isinstance(raw, str):
+        problems.append(
+            Problem(
+                path,
+                _("the match id must be text (unique per club), not %(kind)s")
+                % {"kind": kind_of(raw)},
+            )
+        )
+        return None
+    if raw is None or not raw.strip():
+        problems.append(Problem(path, _("the match id is required (text, unique per club)")))
         return None
     if len(raw) > MAX_ID_LENGTH:
         problems.append(
-            Problem(path, _("id is longer than %(n)d characters") % {"n": MAX_ID_LENGTH})
+            Problem(path, _("the match id is longer than %(n)d characters") % {"n": MAX_ID_LENGTH})
         )
         return None
     external_id = raw.strip()
-    check_text(external_id, path, "id", problems)
+    check_text(external_id, path, _("the match id"), problems)
     return external_id
 
 
 def _parse_date(raw: object, path: str, problems: list[Problem]) -> dt.date | None:
+    if raw is None:
+        problems.append(Problem(path, _("the date is required, as YYYY-MM-DD")))
+        return None
     if not isinstance(raw, str):
-        problems.append(Problem(path, _("date is required as YYYY-MM-DD")))
+        problems.append(
+            Problem(
+                path,
+                _("the date must be text such as 2026-03-14, not %(kind)s")
+                % {"kind": kind_of(raw)},
+            )
+        )
         return None
     try:
         if len(raw.strip()) != 10:
@@ -272,14 +334,27 @@ def _parse_date(raw: object, path: str, problems: list[Problem]) -> dt.date | No
         return dt.date.fromisoformat(raw.strip())
     except ValueError:
         problems.append(
-            Problem(path, _("not a valid date (YYYY-MM-DD): %(value)r") % {"value": raw})
+            Problem(
+                path,
+                _("“%(value)s” is not a date; write it as YYYY-MM-DD, e.g. 2026-03-14")
+                % {"value": raw},
+            )
         )
         return None
 
 
 def _parse_club(raw: object, path: str, problems: list[Problem]) -> str | None:
-    if not isinstance(raw, str) or not raw.strip():
-        problems.append(Problem(path, _("club is required (e.g. CLUB-7)")))
+    if raw is not None and not isinstance(raw, str):
+        problems.append(
+            Problem(
+                path,
+                _("the club must be its id as text (e.g. CLUB-7), not %(kind)s")
+                % {"kind": kind_of(raw)},
+            )
+        )
+        return None
+    if raw is None or not raw.strip():
+        problems.append(Problem(path, _("the club is required (its id, e.g. CLUB-7)")))
         return None
     before = len(problems)
     check_text(raw.strip(), path, "club", problems)
@@ -291,8 +366,9 @@ def _parse_choice(
 ) -> object:
     """``raw`` (a discipline, a category); ``refusal``, its message filled in with the value
     and the choices, when it is not one of ``choices``."""
-    if raw not in choices:
-        values = {"value": raw, "choices": ", ".join(choices)}
+    if not isinstance(raw, str) or raw not in choices:
+        shown = raw if isinstance(raw, str) else kind_of(raw)
+        values = {"value": shown, "choices": ", ".join(choices)}
         problems.append(Problem(refusal.path, refusal.message % values))
     return raw
 
@@ -310,7 +386,10 @@ def _parse_instant(raw: object, path: str, problems: list[Problem]) -> dt.dateti
         problems.append(
             Problem(
                 path,
-                _("submitted_at must be an ISO 8601 instant with its offset, got %(value)r")
+                _(
+                    "submitted_at must be an instant with its offset, such as "
+                    "2026-03-31T21:40:00+02:00, not “%(value)s”"
+                )
                 % {"value": raw},
             )
         )
@@ -321,7 +400,13 @@ def _parse_sides(raw: object, prefix: str, problems: list[Problem]) -> list[Side
     """Every side, or None when any is faulty (every problem is listed)."""
     path = join_path(prefix, "sides")
     if not isinstance(raw, list):
-        problems.append(Problem(path, _("sides must be a list of {players, score}")))
+        problems.append(
+            Problem(
+                path,
+                _("sides must be a list of sides {players, score}, not %(kind)s")
+                % {"kind": kind_of(raw)},
+            )
+        )
         return None
     count_ok = MIN_SIDES <= len(raw) <= MAX_SIDES
     if not count_ok:
@@ -343,7 +428,13 @@ def _parse_side(
     side: object, path: str, seen: dict[str, str], problems: list[Problem]
 ) -> SideInput | None:
     if not isinstance(side, Mapping):
-        problems.append(Problem(path, _("a side must be an object {players, score}")))
+        problems.append(
+            Problem(
+                path,
+                _("side %(n)s must be an object {players, score}, not %(kind)s")
+                % {"n": side_number(path), "kind": kind_of(side)},
+            )
+        )
         return None
     extra = sorted(set(side) - {"players", "score"})
     if extra:
@@ -355,7 +446,13 @@ def _parse_side(
         )
     ids = _parse_players(side.get("players"), f"{path}.players", seen, problems)
     if "score" not in side:
-        problems.append(Problem(f"{path}.score", _("score is required")))
+        problems.append(
+            Problem(
+                f"{path}.score",
+                _("side %(n)s has no score; give its final score as a whole number")
+                % {"n": side_number(path)},
+            )
+        )
         return None
     score = _int(side.get("score"), f"{path}.score", "score", problems)
     if score is None or ids is None:
@@ -367,8 +464,19 @@ def _parse_players(
     players: object, path: str, seen: dict[str, str], problems: list[Problem]
 ) -> list[str] | None:
     """A side's federation ids (each once in the whole match), or None if any is faulty."""
-    if not isinstance(players, list) or not players:
-        problems.append(Problem(path, _("a side needs at least one player")))
+    if not isinstance(players, list):
+        problems.append(
+            Problem(
+                path,
+                _('players must be a list of federation ids such as ["P-000001"], not %(kind)s')
+                % {"kind": kind_of(players)},
+            )
+        )
+        return None
+    if not players:
+        problems.append(
+            Problem(path, _("side %(n)s needs at least one player") % {"n": side_number(path)})
+        )
         return None
     if len(players) > MAX_PLAYERS_PER_SIDE:
         problems.append(
@@ -379,7 +487,16 @@ def _parse_players(
     for j, pid in enumerate(players):
         ppath = f"{path}[{j}]"
         if not isinstance(pid, str) or not pid.strip():
-            problems.append(Problem(ppath, _("a player is given by their federation id")))
+            problems.append(
+                Problem(
+                    ppath,
+                    _(
+                        "a player is given by their federation id as text (e.g. P-000123), "
+                        "not %(kind)s"
+                    )
+                    % {"kind": kind_of(pid) if pid != "" else _("empty text")},
+                )
+            )
             ids = None
             continue
         pid = pid.strip()
@@ -392,8 +509,8 @@ def _parse_players(
             problems.append(
                 Problem(
                     ppath,
-                    _("player %(id)s appears twice in this match (also %(other)s)")
-                    % {"id": pid, "other": seen[pid]},
+                    _("player %(id)s appears twice in this match (also on side %(other)s)")
+                    % {"id": pid, "other": side_number(seen[pid])},
                 )
             )
             ids = None
@@ -504,7 +621,10 @@ def resolve(
         club = clubs.get(match.club_id)
         if club is None:
             problems.append(
-                Problem(join_path(prefix, "club"), _("unknown club %(id)s") % {"id": match.club_id})
+                Problem(
+                    join_path(prefix, "club"),
+                    _("there is no club %(id)s; check the club id") % {"id": match.club_id},
+                )
             )
         match.club = club
         seen: set[int] = set()
@@ -514,7 +634,12 @@ def resolve(
                 path = join_path(prefix, f"sides[{i}].players[{j}]")
                 player = players.get(pid)
                 if player is None:
-                    problems.append(Problem(path, _("unknown player %(id)s") % {"id": pid}))
+                    problems.append(
+                        Problem(
+                            path,
+                            _("there is no player %(id)s; check the federation id") % {"id": pid},
+                        )
+                    )
                     continue
                 while player.merged_into is not None:
                     player = player.merged_into
@@ -522,7 +647,7 @@ def resolve(
                     problems.append(
                         Problem(
                             path,
-                            _("%(id)s is %(survivor)s, already in this match")
+                            _("%(id)s was merged into %(survivor)s, already in this match")
                             % {"id": pid, "survivor": player.player_id},
                         )
                     )

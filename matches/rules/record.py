@@ -24,6 +24,7 @@ from typing import Any, TypeGuard
 
 from matches.rules.amounts import parse_amount
 from matches.rules.errors import RecordError
+from matches.rules.i18n import _
 from matches.rules.model import (
     BET,
     DRAW,
@@ -80,17 +81,20 @@ _FACETS = ("end", "cross")
 def load(data: object) -> Record[Variant]:
     """Validate ``data`` (decoded JSON) and return the ``Record``; RecordError if it is not one."""
     if not isinstance(data, Mapping):
-        raise RecordError("", "a game record is a JSON object")
+        raise RecordError("", _("a game record is a JSON object"))
     fmt = data.get("format", FORMAT)
     if fmt != FORMAT:
-        raise RecordError("format", f"unknown format {fmt!r}; expected {FORMAT!r}")
+        raise RecordError(
+            "format",
+            _("unknown format %(fmt)r; expected %(FORMAT)r") % {"fmt": fmt, "FORMAT": FORMAT},
+        )
 
     raw_variant = data.get("variant")
     if not isinstance(raw_variant, Mapping):
-        raise RecordError("variant", 'required: an object such as {"game": "fido", "set": 18}')
+        raise RecordError("variant", _('required: an object such as {"game": "fido", "set": 18}'))
     game_name = raw_variant.get("game")
     if not isinstance(game_name, str):
-        raise RecordError("variant.game", "required: the game's name as text")
+        raise RecordError("variant.game", _("required: the game's name as text"))
     cls = variant_class(game_name)
     options = {k: v for k, v in raw_variant.items() if k != "game"}
     variant = cls(options)
@@ -99,19 +103,27 @@ def load(data: object) -> Record[Variant]:
     allowed_top = _TOP_KEYS | cls.record_keys | (_GAME_KEYS | cls.game_keys if single else set())
     for key in data:
         if key not in allowed_top:
-            raise RecordError(str(key), f"unknown field for a {game_name} record")
+            raise RecordError(
+                str(key), _("unknown field for a %(game_name)s record") % {"game_name": game_name}
+            )
 
     seats = _seats(data.get("seats"))
     if len(seats) not in cls.seat_counts:
         counts = cls.seat_counts
         raise RecordError(
             "seats",
-            f"{game_name} is played by {counts[0]} to {counts[-1]} players, not {len(seats)}",
+            _("%(game_name)s is played by %(value)s to %(value2)s players, not %(value3)s")
+            % {
+                "game_name": game_name,
+                "value": counts[0],
+                "value2": counts[-1],
+                "value3": len(seats),
+            },
         )
     teams = _teams(data.get("teams"), seats)
     banker = data.get("banker")
     if banker is not None and banker not in seats:
-        raise RecordError("banker", f"{banker!r} is not one of the seats")
+        raise RecordError("banker", _("%(banker)r is not one of the seats") % {"banker": banker})
 
     extra = {k: data[k] for k in cls.record_keys if k in data}
     if single:
@@ -119,7 +131,7 @@ def load(data: object) -> Record[Variant]:
     else:
         raw_games = data["games"]
         if not isinstance(raw_games, list) or not raw_games:
-            raise RecordError("games", "must be a non-empty list of games")
+            raise RecordError("games", _("must be a non-empty list of games"))
         games = tuple(
             _game(g, i, f"games[{i}].", seats, variant, cls.game_keys)
             for i, g in enumerate(raw_games)
@@ -131,12 +143,12 @@ def load(data: object) -> Record[Variant]:
 
 def _seats(raw: object) -> tuple[str, ...]:
     if not isinstance(raw, list) or len(raw) < 2:
-        raise RecordError("seats", "required: a list of at least two player names")
+        raise RecordError("seats", _("required: a list of at least two player names"))
     for i, s in enumerate(raw):
         if not isinstance(s, str) or not s:
-            raise RecordError(f"seats[{i}]", "a player name is non-empty text")
+            raise RecordError(f"seats[{i}]", _("a player name is non-empty text"))
         if s in raw[:i]:
-            raise RecordError(f"seats[{i}]", f"{s!r} sits twice")
+            raise RecordError(f"seats[{i}]", _("%(s)r sits twice") % {"s": s})
     return tuple(raw)
 
 
@@ -144,22 +156,29 @@ def _teams(raw: object, seats: tuple[str, ...]) -> tuple[tuple[str, ...], ...] |
     if raw is None:
         return None
     if not isinstance(raw, list) or len(raw) < 2:
-        raise RecordError("teams", "a list of at least two teams, each a list of seats")
+        raise RecordError("teams", _("a list of at least two teams, each a list of seats"))
     seen: set[str] = set()
     teams = []
     for i, team in enumerate(raw):
         if not isinstance(team, list) or not team:
-            raise RecordError(f"teams[{i}]", "a team is a non-empty list of seats")
+            raise RecordError(f"teams[{i}]", _("a team is a non-empty list of seats"))
         for j, member in enumerate(team):
             if member not in seats:
-                raise RecordError(f"teams[{i}][{j}]", f"{member!r} is not one of the seats")
+                raise RecordError(
+                    f"teams[{i}][{j}]", _("%(member)r is not one of the seats") % {"member": member}
+                )
             if member in seen:
-                raise RecordError(f"teams[{i}][{j}]", f"{member!r} is in two teams")
+                raise RecordError(
+                    f"teams[{i}][{j}]", _("%(member)r is in two teams") % {"member": member}
+                )
             seen.add(member)
         teams.append(tuple(team))
     missing = [s for s in seats if s not in seen]
     if missing:
-        raise RecordError("teams", f"every seat plays in a team; missing {', '.join(missing)}")
+        raise RecordError(
+            "teams",
+            _("every seat plays in a team; missing %(value)s") % {"value": ", ".join(missing)},
+        )
     return tuple(teams)
 
 
@@ -176,7 +195,10 @@ def _tile(raw: object, path: str, variant: Variant) -> Tile:
         except ValueError as exc:
             raise RecordError(path, str(exc)) from None
     if tile not in variant.tiles:
-        raise RecordError(path, f"{tile} is not in the {variant.set_name}")
+        raise RecordError(
+            path,
+            _("%(tile)s is not in the %(set_name)s") % {"tile": tile, "set_name": variant.set_name},
+        )
     return tile
 
 
@@ -194,19 +216,19 @@ def _game(
 ) -> GameRecord:
     where = prefix[:-1] if prefix else ""
     if not isinstance(raw, Mapping):
-        raise RecordError(where, "a game is a JSON object")
+        raise RecordError(where, _("a game is a JSON object"))
     if prefix:  # in a session each game is its own object; check its keys here
         for key in raw:
             if key not in _GAME_KEYS and key not in game_keys:
-                raise RecordError(f"{prefix}{key}", "unknown field for a game")
+                raise RecordError(f"{prefix}{key}", _("unknown field for a game"))
 
     has_result = "result" in raw
     if has_result and ("hands" in raw or "stock" in raw):
         raise RecordError(
-            f"{prefix}result", "a game carries either hands and moves, or a scoresheet result"
+            f"{prefix}result", _("a game carries either hands and moves, or a scoresheet result")
         )
     if not has_result and "hands" not in raw:
-        raise RecordError(f"{prefix}hands", "required (or a scoresheet `result`)")
+        raise RecordError(f"{prefix}hands", _("required (or a scoresheet `result`)"))
 
     hands = None
     stock = None
@@ -233,7 +255,7 @@ def _moves(
     """A game's moves and its buy-backs (a game-level key, or the last entry of ``moves``)."""
     raw_moves = raw.get("moves", [] if has_result else None)
     if not isinstance(raw_moves, list):
-        raise RecordError(f"{prefix}moves", "required: a list of moves")
+        raise RecordError(f"{prefix}moves", _("required: a list of moves"))
     moves = []
     buy_backs: tuple[str, ...] = ()
     last = len(raw_moves) - 1
@@ -243,18 +265,18 @@ def _moves(
             # RULES 2.1 writes buy-backs "after a Pulle game": accepted as the last entry of
             # `moves` as well as a game-level key, and lifted into GameRecord.buy_backs.
             if i != last or len(m) != 1:
-                raise RecordError(path, "buy_backs stands alone, as the game's last entry")
+                raise RecordError(path, _("buy_backs stands alone, as the game's last entry"))
             buy_backs = _players(m["buy_backs"], f"{path}.buy_backs", seats)
             continue
         move = _fast_play(m, seats, variant.tiles) or _move(
             m, path or f"{prefix}moves[{i}]", seats, variant
         )
         if has_result and move.kind in TILE_MOVES:
-            raise RecordError(path, "a scoresheet game's moves hold only session events")
+            raise RecordError(path, _("a scoresheet game's moves hold only session events"))
         moves.append(move)
     if "buy_backs" in raw:
         if buy_backs:
-            raise RecordError(f"{prefix}buy_backs", "given twice (also in moves)")
+            raise RecordError(f"{prefix}buy_backs", _("given twice (also in moves)"))
         buy_backs = _players(raw["buy_backs"], f"{prefix}buy_backs", seats)
     return moves, buy_backs
 
@@ -264,21 +286,23 @@ def _hands(
 ) -> dict[str, tuple[Tile, ...]]:
     path = f"{prefix}hands"
     if not isinstance(raw, Mapping):
-        raise RecordError(path, "an object mapping each seat to its list of tiles")
+        raise RecordError(path, _("an object mapping each seat to its list of tiles"))
     for name in raw:
         if name not in seats:
-            raise RecordError(f"{path}.{name}", f"{name!r} is not one of the seats")
+            raise RecordError(
+                f"{path}.{name}", _("%(name)r is not one of the seats") % {"name": name}
+            )
     hands = {}
     for name in seats:
         if name not in raw:
-            raise RecordError(f"{path}.{name}", "every seat's hand is required (may be [])")
+            raise RecordError(f"{path}.{name}", _("every seat's hand is required (may be [])"))
         hands[name] = _tile_list(raw[name], f"{path}.{name}", variant, seen)
     return hands
 
 
 def _tile_list(raw: object, path: str, variant: Variant, seen: dict[Tile, str]) -> tuple[Tile, ...]:
     if not isinstance(raw, list):
-        raise RecordError(path, 'a list of tiles such as ["18-12", "5-0"]')
+        raise RecordError(path, _('a list of tiles such as ["18-12", "5-0"]'))
     tiles = []
     in_set = variant.tiles
     for i, text in enumerate(raw):
@@ -286,7 +310,11 @@ def _tile_list(raw: object, path: str, variant: Variant, seen: dict[Tile, str]) 
         if tile is None or tile not in in_set:
             tile = _tile(text, f"{path}[{i}]", variant)  # raises with the precise reason
         if tile in seen:
-            raise RecordError(f"{path}[{i}]", f"{tile} is dealt twice (also in {seen[tile]})")
+            raise RecordError(
+                f"{path}[{i}]",
+                _("%(tile)s is dealt twice (also in %(value)s)")
+                % {"tile": tile, "value": seen[tile]},
+            )
         # Store the list's path, not the item's: formatting one string per tile would
         # cost more than the rest of this loop; the index is recovered on error.
         seen[tile] = path
@@ -296,10 +324,12 @@ def _tile_list(raw: object, path: str, variant: Variant, seen: dict[Tile, str]) 
 
 def _players(raw: object, path: str, seats: tuple[str, ...]) -> tuple[str, ...]:
     if not isinstance(raw, list):
-        raise RecordError(path, "a list of seats")
+        raise RecordError(path, _("a list of seats"))
     for i, name in enumerate(raw):
         if name not in seats:
-            raise RecordError(f"{path}[{i}]", f"{name!r} is not one of the seats")
+            raise RecordError(
+                f"{path}[{i}]", _("%(name)r is not one of the seats") % {"name": name}
+            )
     return tuple(raw)
 
 
@@ -307,8 +337,10 @@ def _player(m: Mapping[str, Any], path: str, seats: tuple[str, ...]) -> str:
     player = m.get("player")
     if player not in seats:
         if player is None:
-            raise RecordError(f"{path}.player", "required: the seat that made the move")
-        raise RecordError(f"{path}.player", f"{player!r} is not one of the seats")
+            raise RecordError(f"{path}.player", _("required: the seat that made the move"))
+        raise RecordError(
+            f"{path}.player", _("%(player)r is not one of the seats") % {"player": player}
+        )
     return player  # type: ignore[return-value]
 
 
@@ -317,17 +349,19 @@ def _check_keys(m: Mapping[str, Any], allowed: frozenset[str], path: str, what: 
         return
     for key in m:
         if key not in allowed:
-            raise RecordError(f"{path}.{key}", f"not a field of a {what} move")
+            raise RecordError(f"{path}.{key}", _("not a field of a %(what)s move") % {"what": what})
 
 
 def _bool(m: Mapping[str, Any], key: str, path: str, *, required: bool) -> bool | None:
     value = m.get(key)
     if value is None:
         if required:
-            raise RecordError(f"{path}.{key}", "required: true or false")
+            raise RecordError(f"{path}.{key}", _("required: true or false"))
         return None
     if not isinstance(value, bool):
-        raise RecordError(f"{path}.{key}", f"must be true or false, got {value!r}")
+        raise RecordError(
+            f"{path}.{key}", _("must be true or false, got %(value)r") % {"value": value}
+        )
     return value
 
 
@@ -355,7 +389,7 @@ def _fast_play(m: object, seats: tuple[str, ...], in_set: frozenset[Tile]) -> Mo
 
 def _move(m: object, path: str, seats: tuple[str, ...], variant: Variant) -> Move:
     if not _is_object(m):
-        raise RecordError(path, "a move is a JSON object")
+        raise RecordError(path, _("a move is a JSON object"))
     if "tile" in m:
         _check_keys(m, _PLAY_KEYS, path, "placement")
         player = _player(m, path, seats)
@@ -364,7 +398,9 @@ def _move(m: object, path: str, seats: tuple[str, ...], variant: Variant) -> Mov
         on_tile = None if on is None else _tile(on, f"{path}.on", variant)
         facet = m.get("facet")
         if facet is not None and facet not in _FACETS:
-            raise RecordError(f"{path}.facet", f'"end" or "cross", got {facet!r}')
+            raise RecordError(
+                f"{path}.facet", _('"end" or "cross", got %(facet)r') % {"facet": facet}
+            )
         return Move(PLAY, player, tile, on_tile, facet)
     if "draw" in m:
         _check_keys(m, _DRAW_KEYS, path, "draw")
@@ -376,7 +412,7 @@ def _move(m: object, path: str, seats: tuple[str, ...], variant: Variant) -> Mov
     if "pass" in m:
         _check_keys(m, _PASS_KEYS, path, "pass")
         if m["pass"] is not True:
-            raise RecordError(f"{path}.pass", 'a pass is written "pass": true')
+            raise RecordError(f"{path}.pass", _('a pass is written "pass": true'))
         return Move(PASS, _player(m, path, seats))
     if "stake" in m:
         _check_keys(m, _STAKE_KEYS, path, "stake")
@@ -393,14 +429,20 @@ def _move(m: object, path: str, seats: tuple[str, ...], variant: Variant) -> Mov
         _check_keys(m, _BET_KEYS, path, "spectator bet")
         spectator = m.get("spectator")
         if not isinstance(spectator, str) or not spectator:
-            raise RecordError(f"{path}.spectator", "required: the spectator's name")
+            raise RecordError(f"{path}.spectator", _("required: the spectator's name"))
         if spectator in seats:
-            raise RecordError(f"{path}.spectator", f"{spectator!r} plays at this table")
+            raise RecordError(
+                f"{path}.spectator",
+                _("%(spectator)r plays at this table") % {"spectator": spectator},
+            )
         target = m.get("on")
         if target not in seats:
-            raise RecordError(f"{path}.on", f"the player bet on must be a seat, got {target!r}")
+            raise RecordError(
+                f"{path}.on",
+                _("the player bet on must be a seat, got %(target)r") % {"target": target},
+            )
         if "bet" not in m:
-            raise RecordError(f"{path}.bet", "required: the amount as a decimal string")
+            raise RecordError(f"{path}.bet", _("required: the amount as a decimal string"))
         return Move(
             BET,
             None,
@@ -409,43 +451,51 @@ def _move(m: object, path: str, seats: tuple[str, ...], variant: Variant) -> Mov
             spectator=spectator,
             target=target,  # type: ignore[arg-type]
         )
-    raise RecordError(path, "a move needs one of: tile, draw, pass, stake, raise, bet")
+    raise RecordError(path, _("a move needs one of: tile, draw, pass, stake, raise, bet"))
 
 
 def _score_map(raw: object, path: str, seats: Sequence[str], *, signed: bool) -> dict[str, int]:
     if not isinstance(raw, Mapping):
-        raise RecordError(path, "an object mapping every seat to a whole number")
+        raise RecordError(path, _("an object mapping every seat to a whole number"))
     out = {}
     for name in raw:
         if name not in seats:
-            raise RecordError(f"{path}.{name}", f"{name!r} is not one of the seats")
+            raise RecordError(
+                f"{path}.{name}", _("%(name)r is not one of the seats") % {"name": name}
+            )
     for name in seats:
         value = raw.get(name)
         if type(value) is not int:
-            raise RecordError(f"{path}.{name}", f"required: a whole number, got {value!r}")
+            raise RecordError(
+                f"{path}.{name}", _("required: a whole number, got %(value)r") % {"value": value}
+            )
         if value < 0 and not signed:
-            raise RecordError(f"{path}.{name}", f"cannot be negative, got {value}")
+            raise RecordError(
+                f"{path}.{name}", _("cannot be negative, got %(value)s") % {"value": value}
+            )
         out[name] = value
     return out
 
 
 def _result(raw: object, path: str, seats: tuple[str, ...]) -> Scoresheet:
     if not isinstance(raw, Mapping):
-        raise RecordError(path, "a scoresheet result is a JSON object")
+        raise RecordError(path, _("a scoresheet result is a JSON object"))
     for key in raw:
         if key not in _RESULT_KEYS:
-            raise RecordError(f"{path}.{key}", "not a field of a scoresheet result")
+            raise RecordError(f"{path}.{key}", _("not a field of a scoresheet result"))
     domino = raw.get("domino")
     blocked = raw.get("blocked", False)
     if blocked not in (True, False):
-        raise RecordError(f"{path}.blocked", "must be true or false")
+        raise RecordError(f"{path}.blocked", _("must be true or false"))
     if (domino is None) == (not blocked):
-        raise RecordError(path, 'give exactly one of "domino": seat or "blocked": true')
+        raise RecordError(path, _('give exactly one of "domino": seat or "blocked": true'))
     if domino is not None and domino not in seats:
-        raise RecordError(f"{path}.domino", f"{domino!r} is not one of the seats")
+        raise RecordError(
+            f"{path}.domino", _("%(domino)r is not one of the seats") % {"domino": domino}
+        )
     pips = _score_map(raw.get("pips"), f"{path}.pips", seats, signed=False)
     if domino is not None and pips[domino] != 0:
-        raise RecordError(f"{path}.pips.{domino}", "the player who dominoed holds no tiles")
+        raise RecordError(f"{path}.pips.{domino}", _("the player who dominoed holds no tiles"))
     points = raw.get("points")
     play_points = raw.get("play_points")
     return Scoresheet(

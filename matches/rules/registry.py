@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from matches.rules.errors import RecordError
+from matches.rules.i18n import _
 from matches.rules.variants.allfives import FiveUp, Muggins
 from matches.rules.variants.austrian import Austrian
 from matches.rules.variants.base import Variant
@@ -42,4 +43,7 @@ def variant_class(game: str) -> type[Variant]:
         return REGISTRY[game]
     except KeyError:
         known = ", ".join(sorted(REGISTRY))
-        raise RecordError("variant.game", f"unknown game {game!r}; known: {known}") from None
+        raise RecordError(
+            "variant.game",
+            _("unknown game %(game)r; known: %(known)s") % {"game": game, "known": known},
+        ) from None

@@ -16,7 +16,7 @@ from django.utils.translation import gettext as _
 
 from matches import audit
 from matches.clock import federation_tz
-from matches.models import MatchEvent, Player, PlayerMerge, PlayerMergeUndo, SideMember
+from matches.models import MatchEvent, Player, PlayerMerge, PlayerMergeUndo, SideMember, match_label
 from matches.months import local_month
 from matches.validation import InvalidSubmission, Problem
 
@@ -145,7 +145,7 @@ def _check_mergeable(source: Player, target: Player) -> None:
         .values_list("match__club__club_id", "match__external_id")
     )
     if shared:
-        listed = ", ".join(f"{c}/{e}" for c, e in shared[:10])
+        listed = ", ".join(match_label(c, e) for c, e in shared[:10])
         raise InvalidSubmission(
             [
                 Problem(

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from matches import locks, sql, store
 from matches.clock import federation_tz
-from matches.models import Channel, Club, Match, MatchEvent, Submission
+from matches.models import Channel, Club, Match, MatchEvent, Submission, match_label
 from matches.months import Month, Rejection, classify
 from matches.records_check import check_records
 from matches.selectors import month_or_none
@@ -287,8 +287,11 @@ def _classify_and_store(
 def _stored_with_other_content(path: str, match: MatchInput) -> Problem:
     return Problem(
         join_path(path, "id"),
-        _("%(club)s already submitted %(id)s with other content; correct that match instead")
-        % {"club": match.club_id, "id": match.external_id},
+        _(
+            "match %(id)s was already submitted with other content; to change it, "
+            "correct that match (My submissions, Correct)"
+        )
+        % {"id": match_label(match.club_id, match.external_id)},
     )
 
 

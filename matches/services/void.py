@@ -46,7 +46,7 @@ def match_void(*, match: Match, by: Any, reason: str, now: dt.datetime) -> Match
     match = Match.objects.select_for_update().get(pk=match.pk)
     if match.voided_at is not None:
         raise InvalidSubmission(
-            [Problem("match", _("%(match)s is already voided") % {"match": match})]
+            [Problem("match", _("match %(match)s is already voided") % {"match": match.label})]
         )
     locks.discipline_shared(match.discipline)
     effective = apply_void(match, by=by, reason=reason, now=now)

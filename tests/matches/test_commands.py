@@ -133,7 +133,10 @@ def test_import_results_contract(registry: Path) -> None:
     errors = err.splitlines()
     assert errors[0].startswith("line 3: not valid JSON")
     assert errors[1] == "line 4: sides: a match has 2 to 9 sides, not 1"
-    assert errors[2] == "line 7: sides[1].players[0]: unknown player P-999"
+    assert (
+        errors[2]
+        == "line 7: sides[1].players[0]: there is no player P-999; check the federation id"
+    )
     statuses = dict(Match.objects.values_list("external_id", "status"))
     assert statuses == {
         "CLUB-7/2026-03-14/t1": "on_time",
@@ -164,7 +167,7 @@ def test_void_match(registry: Path) -> None:
     jsonl.write_text(line(1) + "\n")
     run("import_results", str(jsonl))
     out, err, code = run("void_match", "CLUB-7/2026-03-14/t1", "--reason", "forfeit")
-    assert code == 0 and out.strip() == "voided CLUB-7/CLUB-7/2026-03-14/t1 from 2026-03 on"
+    assert code == 0 and out.strip() == "voided CLUB-7/2026-03-14/t1 from 2026-03 on"
     match = Match.objects.get()
     assert match.void_reason == "forfeit"
     _, err, code = run("void_match", "CLUB-7/2026-03-14/t1", "--reason", "again")

@@ -98,7 +98,7 @@ def test_same_id_other_content_is_refused(club, four) -> None:
     with pytest.raises(InvalidSubmission) as err:
         submit(club, match_payload(club, [([a], 1), ([b], 3)]))
     assert err.value.problems[0].path == "id"
-    assert "correct that match instead" in err.value.problems[0].message
+    assert "correct that match (My submissions, Correct)" in err.value.problems[0].message
     assert counts() == (1, 2, 2)
 
 
@@ -122,7 +122,11 @@ def test_every_problem_is_reported_at_once_and_nothing_stored(club, four) -> Non
 @pytest.mark.parametrize(
     ("sides", "path", "fragment"),
     [
-        ([(["P-404"], 1), (None, 0)], "sides[0].players[0]", "unknown player P-404"),
+        (
+            [(["P-404"], 1), (None, 0)],
+            "sides[0].players[0]",
+            "there is no player P-404; check the federation id",
+        ),
         ([(None, 1)], "sides", "2 to 9 sides, not 1"),
         ([(None, i) for i in range(10)], "sides", "2 to 9 sides, not 10"),
     ],
@@ -151,7 +155,7 @@ def test_unknown_club_and_future_date_and_old_date(four) -> None:
         )
     assert err.value.problems[0].as_dict() == {
         "path": "matches[0].club",
-        "message": "unknown club CLUB-404",
+        "message": "there is no club CLUB-404; check the club id",
     }
     club = a.club
     with pytest.raises(InvalidSubmission, match="in the future"):

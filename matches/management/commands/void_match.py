@@ -38,7 +38,4 @@ class Command(BaseCommand):
             match = match_void(match=found[0], by=None, reason=options["reason"], now=clock.now())
         except InvalidSubmission as exc:
             raise CommandError("; ".join(p.message for p in exc.problems)) from exc
-        self.stdout.write(
-            f"voided {match.club.club_id}/{match.external_id} from "
-            f"{match.void_effective_month:%Y-%m} on"
-        )
+        self.stdout.write(f"voided {match.label} from {match.void_effective_month:%Y-%m} on")

@@ -30,6 +30,7 @@ from fractions import Fraction
 from typing import Any, ClassVar, TypeVar, cast
 
 from matches.rules.errors import IllegalMove, RecordError
+from matches.rules.i18n import _
 from matches.rules.model import DRAW, PLAY, TILE_MOVES, GameRecord, Record, Scoresheet
 from matches.rules.report import (
     BLOCKED,
@@ -276,24 +277,34 @@ class AllFives(Variant):
         super().__init__(options)
         for key in options:
             if key not in _OPTIONS:
-                raise RecordError(f"variant.{key}", f"not an option of {self.game}")
+                raise RecordError(
+                    f"variant.{key}", _("not an option of %(game)s") % {"game": self.game}
+                )
         self.unit = options.get("unit", "points")
         if self.unit not in ("points", "fives"):
-            raise RecordError("variant.unit", f'"points" or "fives", got {self.unit!r}')
+            raise RecordError(
+                "variant.unit", _('"points" or "fives", got %(unit)r') % {"unit": self.unit}
+            )
         target = options.get("target")
         if target is not None and (type(target) is not int or target <= 0):
-            raise RecordError("variant.target", f"a positive whole number, got {target!r}")
+            raise RecordError(
+                "variant.target", _("a positive whole number, got %(target)r") % {"target": target}
+            )
         self._target: int | None = target
         self.exact_target = options.get("exact_target", False)
         if type(self.exact_target) is not bool:
-            raise RecordError("variant.exact_target", "must be true or false")
+            raise RecordError("variant.exact_target", _("must be true or false"))
         self.keep = options.get("keep_in_stock", 0)
         if type(self.keep) is not int or self.keep not in (0, 1, 2):
-            raise RecordError("variant.keep_in_stock", f"0, 1 or 2, got {self.keep!r}")
+            raise RecordError(
+                "variant.keep_in_stock", _("0, 1 or 2, got %(keep)r") % {"keep": self.keep}
+            )
         self.hand_end = options.get("hand_end", "winner_scores")
         if self.hand_end not in ("winner_scores", "losers_subtract"):
             raise RecordError(
-                "variant.hand_end", f'"winner_scores" or "losers_subtract", got {self.hand_end!r}'
+                "variant.hand_end",
+                _('"winner_scores" or "losers_subtract", got %(hand_end)r')
+                % {"hand_end": self.hand_end},
             )
         self.tiles = double_set(6)
         self.set_name = "double-6 set"
@@ -308,19 +319,26 @@ class AllFives(Variant):
     def check_record(self, record: Record) -> None:
         n = len(record.seats)
         if not 2 <= n <= 4:
-            raise RecordError("seats", f"{self.game} is played by 2, 3 or 4 players, not {n}")
+            raise RecordError(
+                "seats",
+                _("%(game)s is played by 2, 3 or 4 players, not %(n)s")
+                % {"game": self.game, "n": n},
+            )
         if record.teams is not None and len({len(t) for t in record.teams}) != 1:
-            raise RecordError("teams", "partnerships are teams of equal size")
+            raise RecordError("teams", _("partnerships are teams of equal size"))
         if record.banker is not None:
-            raise RecordError("banker", f"{self.game} has no banker")
+            raise RecordError("banker", _("%(game)s has no banker") % {"game": self.game})
         for game in record.games:
             for i, move in enumerate(game.moves):
                 if move.kind not in TILE_MOVES:
                     raise RecordError(
-                        f"{game.prefix}moves[{i}]", f"{self.game} has no stakes or bets"
+                        f"{game.prefix}moves[{i}]",
+                        _("%(game)s has no stakes or bets") % {"game": self.game},
                     )
             if game.buy_backs:
-                raise RecordError(f"{game.prefix}buy_backs", f"{self.game} has no buy-backs")
+                raise RecordError(
+                    f"{game.prefix}buy_backs", _("%(game)s has no buy-backs") % {"game": self.game}
+                )
             if game.hands is not None:
                 sizes = {len(h) for h in game.hands.values()}
                 allowed = HAND_SIZES[n]
@@ -328,21 +346,23 @@ class AllFives(Variant):
                     shown = " or ".join(str(a) for a in sorted(allowed))
                     raise RecordError(
                         f"{game.prefix}hands",
-                        f"{n} players each take {shown} tiles, got {sorted(sizes)}",
+                        _("%(n)s players each take %(shown)s tiles, got %(value)s")
+                        % {"n": n, "shown": shown, "value": sorted(sizes)},
                     )
             if game.result is not None:
                 sheet = game.result
                 if sheet.play_points is None:
                     raise RecordError(
                         f"{game.prefix}result.play_points",
-                        "required: the points each player scored in play",
+                        _("required: the points each player scored in play"),
                     )
                 if self.unit == "points":
                     for seat, pts in sheet.play_points.items():
                         if pts % 5:
                             raise RecordError(
                                 f"{game.prefix}result.play_points.{seat}",
-                                f"points scored in play are multiples of 5, got {pts}",
+                                _("points scored in play are multiples of 5, got %(pts)s")
+                                % {"pts": pts},
                             )
 
     def replay_session(self, record: Record, *, partial: bool = False) -> list[GameReport]:
@@ -355,7 +375,7 @@ class AllFives(Variant):
                     move=1,
                     player=None,
                     rule="after-match-end",
-                    message="the match already ended: a side reached the target",
+                    message=_("the match already ended: a side reached the target"),
                 )
             if game.result is not None:
                 reports.append(self.score_sheet_in(match, record, game))
@@ -393,7 +413,8 @@ class AllFives(Variant):
                     move=1,
                     player=members[0],
                     rule="over-target",
-                    message=f"{scored} points in play would pass the exact target",
+                    message=_("%(scored)s points in play would pass the exact target")
+                    % {"scored": scored},
                 )
             for m in members:
                 points[m] = play_points[m]
@@ -539,7 +560,7 @@ class _HandReplay:
                     n,
                     mv.player,
                     "after-match-end",
-                    "the match already ended: a side reached the target",
+                    _("the match already ended: a side reached the target"),
                 )
             table.check_turn(n, mv, leader, "wrong-lead")
             player = cast(str, mv.player)  # tile moves always name a seat
@@ -570,8 +591,9 @@ class _HandReplay:
                 len(game.moves) + 1,
                 who,
                 "unfinished",
-                "the record stops before the hand ends"
-                + (f" ({who} to move)" if who is not None else ""),
+                _("the record stops before the hand ends (%(who)s to move)") % {"who": who}
+                if who is not None
+                else _("the record stops before the hand ends"),
             )
         domino = table.last_placer if end == DOMINO else None
         pips = {seat: table.pips(seat) for seat in seats}
@@ -591,7 +613,7 @@ def _simulate_match(
     """Play up to ``games`` random legal hands, stopping when a side reaches the target."""
     sim = _SimMatch(variant, rng, seats, teams)
     out: list[SimulatedGame] = []
-    for _ in range(games):
+    for _unused in range(games):
         if sim.over:
             break
         out.append(sim.hand())
@@ -785,5 +807,5 @@ class _SimMatch:
 
 def _sim_count(slots: list[list[Any]]) -> int:
     """Plain free ends count their value; a double with a free long side counts 2v."""
-    plain = sum(v for _, v, kind in slots if kind == "end")
-    return plain + sum(2 * t[0] for t in {t for t, _, kind in slots if kind == "side"})
+    plain = sum(v for _unused, v, kind in slots if kind == "end")
+    return plain + sum(2 * t[0] for t in {t for t, _unused, kind in slots if kind == "side"})

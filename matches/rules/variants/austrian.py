@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, cast
 
 from matches.rules.errors import IllegalMove, RecordError
+from matches.rules.i18n import _
 from matches.rules.model import (
     BET,
     DRAW,
@@ -95,7 +96,7 @@ class LineLayout:
     def count(self) -> int:
         """The sum of the two open ends (reported for information; Austrian games score
         nothing during play)."""
-        return sum(v for _, v in self.ends)
+        return sum(v for _unused, v in self.ends)
 
     def spots(self, tile: TileT) -> list[TileT]:
         """The end tiles ``tile`` may go on."""
@@ -154,7 +155,8 @@ def _check_lead(table: Table, n: int, mv: Move, leader: str | None, lead_tile: T
             n,
             leader,
             "wrong-lead",
-            f"the session's first game is led with the heaviest tile, {lead_tile}",
+            _("the session's first game is led with the heaviest tile, %(lead_tile)s")
+            % {"lead_tile": lead_tile},
         )
 
 
@@ -169,7 +171,9 @@ def _game_end(table: Table, n_after: int, leader: str | None, *, partial: bool) 
         n_after,
         who,
         "unfinished",
-        "the record stops before the game ends" + (f" ({who} to move)" if who else ""),
+        _("the record stops before the game ends (%(who)s to move)") % {"who": who}
+        if who
+        else _("the record stops before the game ends"),
     )
 
 
@@ -198,7 +202,7 @@ class AustrianSession:
             move=n,
             player=mv.player,
             rule="no-events",
-            message=f"{self.variant.game} has no stakes or bets",
+            message=_("%(game)s has no stakes or bets") % {"game": self.variant.game},
         )
 
     def before_move(self, n: int, player: str, table: Table) -> None:
@@ -277,17 +281,22 @@ class AustrianGames(Variant):
         allowed = () if self.fixed_block else ("mode", "max_draws")
         for key in options:
             if key not in allowed:
-                raise RecordError(f"variant.{key}", f"not an option of {self.game}")
+                raise RecordError(
+                    f"variant.{key}", _("not an option of %(game)s") % {"game": self.game}
+                )
         self.mode = "block" if self.fixed_block else options.get("mode")
         if self.mode not in ("draw", "block"):
-            raise RecordError("variant.mode", f'required: "draw" or "block", got {self.mode!r}')
+            raise RecordError(
+                "variant.mode", _('required: "draw" or "block", got %(mode)r') % {"mode": self.mode}
+            )
         self.max_draws: int | None = options.get("max_draws")
         if self.max_draws is not None:
             if self.mode != "draw":
-                raise RecordError("variant.max_draws", "only a draw game limits draws")
+                raise RecordError("variant.max_draws", _("only a draw game limits draws"))
             if type(self.max_draws) is not int or self.max_draws < 1:
                 raise RecordError(
-                    "variant.max_draws", f"a positive whole number, got {self.max_draws!r}"
+                    "variant.max_draws",
+                    _("a positive whole number, got %(max_draws)r") % {"max_draws": self.max_draws},
                 )
 
     def hand_sizes(self, players: int) -> tuple[int, ...]:
@@ -305,22 +314,29 @@ class AustrianGames(Variant):
         n = len(record.seats)
         if n not in self.mode_seat_counts():
             shown = " or ".join(str(c) for c in self.mode_seat_counts())
-            raise RecordError("seats", f"{self.game} ({self.mode} game) is for {shown} players")
+            raise RecordError(
+                "seats",
+                _("%(game)s (%(mode)s game) is for %(shown)s players")
+                % {"game": self.game, "mode": self.mode, "shown": shown},
+            )
         if record.teams is not None:
-            raise RecordError("teams", "Austrian games are played each for themselves")
+            raise RecordError("teams", _("Austrian games are played each for themselves"))
         self.check_money_keys(record)
         for game in record.games:
             for i, move in enumerate(game.moves):
                 if move.kind in _EVENTS and not self.has_events():
                     raise RecordError(
-                        f"{game.prefix}moves[{i}]", f"{self.game} has no stakes or bets"
+                        f"{game.prefix}moves[{i}]",
+                        _("%(game)s has no stakes or bets") % {"game": self.game},
                     )
             if game.buy_backs and self.game != "pulle":
-                raise RecordError(f"{game.prefix}buy_backs", f"{self.game} has no buy-backs")
+                raise RecordError(
+                    f"{game.prefix}buy_backs", _("%(game)s has no buy-backs") % {"game": self.game}
+                )
 
     def check_money_keys(self, record: Record) -> None:
         if record.banker is not None:
-            raise RecordError("banker", f"{self.game} has no banker")
+            raise RecordError("banker", _("%(game)s has no banker") % {"game": self.game})
 
     def has_events(self) -> bool:
         return False
@@ -333,11 +349,15 @@ class AustrianGames(Variant):
             shown = " or ".join(str(s) for s in sizes)
             raise RecordError(
                 f"{game.prefix}hands",
-                f"{len(order)} players each take {shown} tiles, got {sorted(dealt)}",
+                _("%(value)s players each take %(shown)s tiles, got %(value2)s")
+                % {"value": len(order), "shown": shown, "value2": sorted(dealt)},
             )
         for seat, hand in hands.items():
             if seat not in order and hand:
-                raise RecordError(f"{game.prefix}hands.{seat}", f"{seat} is out of the game: []")
+                raise RecordError(
+                    f"{game.prefix}hands.{seat}",
+                    _("%(seat)s is out of the game: []") % {"seat": seat},
+                )
         return hands
 
     # -- replay ----------------------------------------------------------------------------
@@ -395,7 +415,10 @@ class AustrianGames(Variant):
             if mv.kind in _EVENTS:
                 if table.end is not None:
                     raise table.illegal(
-                        n, mv.player, "after-end", f"the game already ended ({table.end})"
+                        n,
+                        mv.player,
+                        "after-end",
+                        _("the game already ended (%(end)s)") % {"end": table.end},
                     )
                 entries.append(session.event(n, mv, table, game))
                 continue
@@ -425,10 +448,14 @@ class AustrianGames(Variant):
         for seat, left in result.pips.items():
             if seat not in order and left:
                 raise RecordError(
-                    f"{game.prefix}result.pips.{seat}", f"{seat} is out of the game: 0"
+                    f"{game.prefix}result.pips.{seat}",
+                    _("%(seat)s is out of the game: 0") % {"seat": seat},
                 )
         if result.domino is not None and result.domino not in order:
-            raise RecordError(f"{game.prefix}result.domino", f"{result.domino} is out of the game")
+            raise RecordError(
+                f"{game.prefix}result.domino",
+                _("%(domino)s is out of the game") % {"domino": result.domino},
+            )
         entries = [session.event(n, mv, None, game) for n, mv in enumerate(game.moves, 1)]
         pips = {seat: result.pips[seat] for seat in order}
         winner = game_winner(pips, result.domino)
@@ -437,7 +464,7 @@ class AustrianGames(Variant):
 
     def simulate(self, rng: Random, seats: Seats, teams: Teams, games: int) -> SimulatedSession:
         sim = SimAustrian(self, rng, seats)
-        return SimulatedSession([sim.game() for _ in range(games)])
+        return SimulatedSession([sim.game() for _unused in range(games)])
 
 
 class Austrian(AustrianGames):
@@ -578,7 +605,7 @@ class SimAustrian:
         return fits
 
     def game(self) -> SimulatedGame:
-        game, points, _, end, winner = self.play()
+        game, points, _unused, end, winner = self.play()
         finals = {seat: 1 if seat == winner else 0 for seat in self.seats}
         return SimulatedGame(game, points, finals, end)
 

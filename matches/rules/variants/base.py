@@ -11,6 +11,7 @@ from decimal import Decimal
 from typing import Any, ClassVar
 
 from matches.rules.errors import RecordError
+from matches.rules.i18n import _
 from matches.rules.model import GameRecord, Record
 from matches.rules.report import (
     ZERO,
@@ -134,5 +135,8 @@ def option_int(
             if isinstance(allowed, range)
             else (", ".join(str(a) for a in allowed))
         )
-        raise RecordError(f"variant.{key}", f"must be one of {shown}, got {value!r}")
+        raise RecordError(
+            f"variant.{key}",
+            _("must be one of %(shown)s, got %(value)r") % {"shown": shown, "value": value},
+        )
     return value

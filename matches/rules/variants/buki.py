@@ -30,6 +30,7 @@ from typing import Any, cast
 
 from matches.rules.amounts import parse_amount
 from matches.rules.errors import IllegalMove, RecordError
+from matches.rules.i18n import _
 from matches.rules.model import RAISE, STAKE, GameRecord, Move, Record
 from matches.rules.report import ZERO, GameReport, SessionReport, event, money
 from matches.rules.variants.austrian import (
@@ -149,11 +150,14 @@ HAND_SIZES = (6, 7)
 def read_stakes(record: Record) -> tuple[Decimal, Decimal]:
     raw = record.extra.get("stakes")
     if not isinstance(raw, Mapping) or set(raw) != {"min", "max"}:
-        raise RecordError("stakes", 'required: {"min": "2", "max": "6"} (decimal strings)')
+        raise RecordError("stakes", _('required: {"min": "2", "max": "6"} (decimal strings)'))
     low = parse_amount(raw["min"], "stakes.min")
     high = parse_amount(raw["max"], "stakes.max")
     if high < low:
-        raise RecordError("stakes.max", f"the maximum {high} is below the minimum {low}")
+        raise RecordError(
+            "stakes.max",
+            _("the maximum %(high)s is below the minimum %(low)s") % {"high": high, "low": low},
+        )
     return low, high
 
 
@@ -183,7 +187,8 @@ class BukiSession(AustrianSession):
                         move=n,
                         player=player,
                         rule="raise-too-late",
-                        message=f"{player} may ask to raise only until their fourth turn",
+                        message=_("%(player)s may ask to raise only until their fourth turn")
+                        % {"player": player},
                     )
                 if mv.accepted:
                     self.book.raise_stake(player, amount)
@@ -206,11 +211,15 @@ class BukiSession(AustrianSession):
                 n,
                 player,
                 "stake-missing",
-                f"{player} won the previous game and stakes before their first tile",
+                _("%(player)s won the previous game and stakes before their first tile")
+                % {"player": player},
             )
         if table.turns_taken[player] >= 2:
             raise table.illegal(
-                n, player, "stake-missing", f"{player} stakes before their third turn"
+                n,
+                player,
+                "stake-missing",
+                _("%(player)s stakes before their third turn") % {"player": player},
             )
 
     def settle_game(
@@ -223,7 +232,7 @@ class BukiSession(AustrianSession):
                     move=n_after,
                     player=seat,
                     rule="stake-missing",
-                    message=f"the game ended without a stake from {seat}",
+                    message=_("the game ended without a stake from %(seat)s") % {"seat": seat},
                 )
         winner = report.winners[0] if report.winners else None
         ledger = settle(self.book, winner)
@@ -255,7 +264,7 @@ class Buki(AustrianGames):
 
     def check_money_keys(self, record: Record) -> None:
         if record.banker is None:
-            raise RecordError("banker", "required: the seat who banks the session")
+            raise RecordError("banker", _("required: the seat who banks the session"))
         read_stakes(record)
 
     def new_session(self, record: Record) -> AustrianSession:
@@ -281,7 +290,7 @@ class Buki(AustrianGames):
 
     def simulate(self, rng: Random, seats: Seats, teams: Teams, games: int) -> SimulatedSession:
         sim = SimBuki(self, rng, seats)
-        played = [sim.game() for _ in range(games)]
+        played = [sim.game() for _unused in range(games)]
         extra = {"banker": sim.banker, "stakes": {"min": money(sim.low), "max": money(sim.high)}}
         return SimulatedSession(played, extra, dict(sim.money))
 
@@ -339,7 +348,7 @@ class SimBuki(SimAustrian):
     def game(self) -> SimulatedGame:
         # Stakes carried from a tie stand unless posted again, higher.
         self.stakes = dict(self.floor)
-        game, points, _, end, winner = self.play()
+        game, points, _unused, end, winner = self.play()
         moves = game["moves"]
         missing = [s for s in self.seats if s != self.banker and s not in self.stakes]
         for seat in missing:

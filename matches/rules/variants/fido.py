@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from matches.rules.errors import IllegalMove, RecordError
+from matches.rules.i18n import _
 from matches.rules.model import DRAW, PASS, PLAY, GameRecord, Move, Record, Scoresheet
 from matches.rules.report import (
     BLOCKED,
@@ -90,9 +91,9 @@ class Fido(Variant):
         super().__init__(options)
         for key in options:
             if key not in _OPTIONS:
-                raise RecordError(f"variant.{key}", "not an option of the FIDO game")
+                raise RecordError(f"variant.{key}", _("not an option of the FIDO game"))
         if "set" not in options:
-            raise RecordError("variant.set", "required: the set played (6, 9, 12, 15, 18, 21)")
+            raise RecordError("variant.set", _("required: the set played (6, 9, 12, 15, 18, 21)"))
         self.n = option_int(options, "set", None, SETS)
         self.divisor = option_int(options, "divisor", default_divisor(self.n), DIVISORS)
         self.hand_size: int | None = None
@@ -106,20 +107,21 @@ class Fido(Variant):
         if hand * len(record.seats) > len(self.tiles):
             raise RecordError(
                 "variant.hand_size",
-                f"{len(record.seats)} hands of {hand} need more than the {len(self.tiles)} tiles",
+                _("%(value)s hands of %(hand)s need more than the %(value2)s tiles")
+                % {"value": len(record.seats), "hand": hand, "value2": len(self.tiles)},
             )
         for game in record.games:
             for i, move in enumerate(game.moves):
                 if move.kind not in (PLAY, DRAW, PASS):
                     raise RecordError(
-                        f"{game.prefix}moves[{i}]", "FIDO games have no stakes or bets"
+                        f"{game.prefix}moves[{i}]", _("FIDO games have no stakes or bets")
                     )
             if game.buy_backs:
-                raise RecordError(f"{game.prefix}buy_backs", "FIDO games have no buy-backs")
+                raise RecordError(f"{game.prefix}buy_backs", _("FIDO games have no buy-backs"))
             if game.result is not None and game.result.points is None:
                 raise RecordError(
                     f"{game.prefix}result.points",
-                    "required: a FIDO scoresheet gives each player's points",
+                    _("required: a FIDO scoresheet gives each player's points"),
                 )
 
     def expected_hand(self, players: int) -> int:
@@ -146,7 +148,7 @@ class Fido(Variant):
         return _game_report([], DOMINO if result.domino else BLOCKED, players, record)
 
     def simulate(self, rng: Random, seats: Seats, teams: Teams, games: int) -> SimulatedSession:
-        return SimulatedSession([_simulate_game(self, rng, seats) for _ in range(games)])
+        return SimulatedSession([_simulate_game(self, rng, seats) for _unused in range(games)])
 
 
 def _game_report(
@@ -247,7 +249,9 @@ class _Replay:
                     observe(self)
                 continue
             if end is not None:
-                raise self.illegal(n, player, "after-end", f"the game already ended ({end})")
+                raise self.illegal(
+                    n, player, "after-end", _("the game already ended (%(end)s)") % {"end": end}
+                )
             turn = self.check_turn(n, player, mv, turn, opening)
 
             hand = hands[player]
@@ -273,7 +277,8 @@ class _Replay:
                         n,
                         player,
                         "pass-with-stock",
-                        f"the stock still holds {self.stock_left} tiles: draw one",
+                        _("the stock still holds %(stock_left)s tiles: draw one")
+                        % {"stock_left": self.stock_left},
                     )
                 entries.append(passed(n, player))
                 passes += 1
@@ -298,7 +303,12 @@ class _Replay:
         """A player who can place a tile must (RULES 3.4): ``rule`` names the refusal."""
         can = self.playable(hand)
         if can is not None:
-            raise self.illegal(n, player, rule, f"{player} can place {can} and must play")
+            raise self.illegal(
+                n,
+                player,
+                rule,
+                _("%(player)s can place %(can)s and must play") % {"player": player, "can": can},
+            )
 
     def check_turn(
         self, n: int, player: str, mv: Move, turn: int, opening: tuple[str, Tile] | None
@@ -308,15 +318,27 @@ class _Replay:
         seats = self.record.seats
         if turn >= 0:
             if player != seats[turn]:
-                raise self.illegal(n, player, "out-of-turn", f"it is {seats[turn]}'s turn")
+                raise self.illegal(
+                    n, player, "out-of-turn", _("it is %(value)s's turn") % {"value": seats[turn]}
+                )
             return turn
         if opening is None:
-            raise self.illegal(n, player, "no-tiles", "nobody was dealt a tile")
+            raise self.illegal(n, player, "no-tiles", _("nobody was dealt a tile"))
         opener, first = opening
         if player != opener:
-            raise self.illegal(n, player, "out-of-turn", f"{opener} opens the game with {first}")
+            raise self.illegal(
+                n,
+                player,
+                "out-of-turn",
+                _("%(opener)s opens the game with %(first)s") % {"opener": opener, "first": first},
+            )
         if mv.kind != PLAY or mv.tile != first:
-            raise self.illegal(n, player, "wrong-opening", f"{opener} must open with {first}")
+            raise self.illegal(
+                n,
+                player,
+                "wrong-opening",
+                _("%(opener)s must open with %(first)s") % {"opener": opener, "first": first},
+            )
         return seats.index(opener)
 
     def check_end(
@@ -333,7 +355,7 @@ class _Replay:
                     after,
                     who,
                     "unfinished",
-                    f"the record stops before the game ends ({who} to move)",
+                    _("the record stops before the game ends (%(who)s to move)") % {"who": who},
                 )
             return UNFINISHED
         if not partial:
@@ -343,33 +365,46 @@ class _Replay:
                         after,
                         seat,
                         "correction-missing",
-                        f"{seat} was dealt {owed} tile(s) too few and never drew them",
+                        _("%(seat)s was dealt %(owed)s tile(s) too few and never drew them")
+                        % {"seat": seat, "owed": owed},
                     )
         return end
 
     def place(self, n: int, player: str, mv: Move, hand: set[Tile], placements: int) -> None:
         tile = cast(Tile, mv.tile)  # a placement always names its tile
         if tile in self.placed:
-            raise self.illegal(n, player, "already-played", f"{tile} is already on the table")
+            raise self.illegal(
+                n, player, "already-played", _("%(tile)s is already on the table") % {"tile": tile}
+            )
         if tile not in hand:
-            raise self.illegal(n, player, "not-in-hand", f"{player} does not hold {tile}")
+            raise self.illegal(
+                n,
+                player,
+                "not-in-hand",
+                _("%(player)s does not hold %(tile)s") % {"player": player, "tile": tile},
+            )
         hi, lo = tile
         on = mv.on
         if placements == 0:
             if on is not None:
                 raise self.illegal(
-                    n, player, "lead-on", "the opening tile is not attached to anything"
+                    n, player, "lead-on", _("the opening tile is not attached to anything")
                 )
             self.lead(tile)
             hand.remove(tile)
             return
         if on is None:
             raise self.illegal(
-                n, player, "on-required", f"say which tile {tile} is placed on (`on`)"
+                n,
+                player,
+                "on-required",
+                _("say which tile %(tile)s is placed on (`on`)") % {"tile": tile},
             )
         ends = self.ends_of.get(on)
         if ends is None:
-            raise self.illegal(n, player, "on-not-in-layout", f"{on} is not on the table")
+            raise self.illegal(
+                n, player, "on-not-in-layout", _("%(on)s is not on the table") % {"on": on}
+            )
         v = self.join(n, player, tile, on, ends, cross=mv.facet == "cross", second=placements == 1)
         counts = self.open_count
         counts[v] -= 1
@@ -419,13 +454,16 @@ class _Replay:
                 n,
                 player,
                 "second-not-on-cross",
-                f'the second tile goes on a cross side of {on} (facet "cross")',
+                _('the second tile goes on a cross side of %(on)s (facet "cross")') % {"on": on},
             )
         if cross:
             sides = self.cross_of.get(on)
             if sides is None:
                 raise self.illegal(
-                    n, player, "no-cross-side", f"{on} is not a double: no cross side"
+                    n,
+                    player,
+                    "no-cross-side",
+                    _("%(on)s is not a double: no cross side") % {"on": on},
                 )
             if not sides:
                 raise self.illegal(
@@ -433,17 +471,25 @@ class _Replay:
                     player,
                     "cross-side-taken",
                     # Only the opening double has two cross sides.
-                    f"both cross sides of {on} are taken"
+                    _("both cross sides of %(on)s are taken") % {"on": on}
                     if on == next(iter(self.ends_of))
-                    else f"the cross side of {on} is taken",
+                    else _("the cross side of %(on)s is taken") % {"on": on},
                 )
             v = sides[0]
             if hi != v and lo != v:
-                raise self.illegal(n, player, "no-match", f"{tile} does not match the {v} of {on}")
+                raise self.illegal(
+                    n,
+                    player,
+                    "no-match",
+                    _("%(tile)s does not match the %(v)s of %(on)s")
+                    % {"tile": tile, "v": v, "on": on},
+                )
             sides.pop()
         else:
             if not ends:
-                raise self.illegal(n, player, "no-open-end", f"{on} has no free end left")
+                raise self.illegal(
+                    n, player, "no-open-end", _("%(on)s has no free end left") % {"on": on}
+                )
             if hi in ends:
                 v = hi
             elif lo in ends:
@@ -451,7 +497,11 @@ class _Replay:
             else:
                 free = " or ".join(str(e) for e in sorted(set(ends), reverse=True))
                 raise self.illegal(
-                    n, player, "no-match", f"{tile} does not match the {free} of {on}"
+                    n,
+                    player,
+                    "no-match",
+                    _("%(tile)s does not match the %(free)s of %(on)s")
+                    % {"tile": tile, "free": free, "on": on},
                 )
             ends.remove(v)
             self.s -= v
@@ -460,7 +510,7 @@ class _Replay:
     def take(self, n: int, player: str, mv: Move) -> Tile:
         """Move the drawn tile from the stock to the player's hand, checking it may be drawn."""
         if not self.stock_left:
-            raise self.illegal(n, player, "stock-empty", "the stock is empty")
+            raise self.illegal(n, player, "stock-empty", _("the stock is empty"))
         tile = stock_tile(self, n, player, mv.tile)
         self.hands[player].add(tile)
         self.stock_left -= 1
@@ -470,7 +520,10 @@ class _Replay:
         """3.6: a short-dealt player draws a missing tile, outside the turn order."""
         if not self.owed[player]:
             raise self.illegal(
-                n, player, "correction-not-owed", f"{player} was not dealt too few tiles"
+                n,
+                player,
+                "correction-not-owed",
+                _("%(player)s was not dealt too few tiles") % {"player": player},
             )
         tile = self.take(n, player, mv)
         self.owed[player] -= 1
@@ -552,7 +605,7 @@ def _sim_opening(
         first, opener = max(doubles)
     else:
         pool = [(t[0] + t[1], t[0], t, seat) for seat in seats for t in held[seat]]
-        _, _, first, opener = max(pool)
+        _unused, _unused, first, opener = max(pool)
     if first.is_double:
         v = first[0]
         return (
@@ -582,13 +635,13 @@ def _sim_place(
 def _sim_score(variant: Fido, slots: list[tuple[Tile, int, bool]]) -> int:
     """The points of the placement that left these slots: S (the open ends, cross sides
     not counted) divided by the divisor when it divides S."""
-    s = sum(val for _, val, is_cross in slots if not is_cross)
+    s = sum(val for _unused, val, is_cross in slots if not is_cross)
     return s // variant.divisor if s > 0 and s % variant.divisor == 0 else 0
 
 
 def _sim_gain(variant: Fido, slots: list[tuple[Tile, int, bool]], tile: Tile, slot: Any) -> int:
-    s = sum(val for _, val, c in slots if not c)
-    _, val, is_cross = slot
+    s = sum(val for _unused, val, c in slots if not c)
+    _unused, val, is_cross = slot
     if not is_cross:
         s -= val
     s += 2 * val if tile.is_double else tile.other(val)
@@ -604,7 +657,7 @@ def layout(record: Record, *, game: int = 0) -> tuple[list[int], list[int]]:
     replayed with ``partial`` so a record may stop anywhere.
     """
     if not isinstance(record.variant, Fido):
-        raise RecordError("variant.game", "layout() reads FIDO records only")
+        raise RecordError("variant.game", _("layout() reads FIDO records only"))
     state = _Replay(record.variant, record, record.games[game])
     state.run(partial=True)
     ends = sorted((v for vs in state.ends_of.values() for v in vs), reverse=True)
@@ -628,7 +681,7 @@ def snapshots(record: Record, *, game: int = 0) -> list[Snapshot]:
     """One ``Snapshot`` per move of one game of a loaded FIDO record (replayed with
     ``partial``)."""
     if not isinstance(record.variant, Fido):
-        raise RecordError("variant.game", "snapshots() reads FIDO records only")
+        raise RecordError("variant.game", _("snapshots() reads FIDO records only"))
     seen: list[Snapshot] = []
 
     def observe(state: _Replay) -> None:

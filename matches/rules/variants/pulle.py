@@ -29,6 +29,7 @@ from typing import Any
 
 from matches.rules.amounts import parse_amount
 from matches.rules.errors import IllegalMove, RecordError
+from matches.rules.i18n import _
 from matches.rules.model import GameRecord, Record
 from matches.rules.report import BLOCKED, ZERO, GameReport, SessionReport, money
 from matches.rules.variants.austrian import (
@@ -157,7 +158,7 @@ class PulleSession:
                     self.money[outcome.winner] += amount
                     done.per_game[p] = -amount
             done.per_game[outcome.winner] = amount * (len(self.alive) - 1)
-        for p, _, _ in moves:
+        for p, _unused, _unused in moves:
             self._pay_pool(p, self.buy_back_price)
 
         over = [p for p in self.alive if self.scores[p] > ELIMINATION_ABOVE]
@@ -186,7 +187,7 @@ HAND_SIZE = 7
 
 def read_money(record: Record) -> tuple[Decimal, Decimal | None]:
     if "stake" not in record.extra:
-        raise RecordError("stake", 'required: what each player pays into the pool, e.g. "3.00"')
+        raise RecordError("stake", _('required: what each player pays into the pool, e.g. "3.00"'))
     stake = parse_amount(record.extra["stake"], "stake")
     raw = record.extra.get("per_game")
     per_game = None if raw is None else parse_amount(raw, "per_game", positive=False)
@@ -210,7 +211,8 @@ class PulleReplay(AustrianSession):
                 move=1,
                 player=None,
                 rule="after-session-end",
-                message=f"the session is over: {self.book.winner} took the pool",
+                message=_("the session is over: %(winner)s took the pool")
+                % {"winner": self.book.winner},
             )
 
     def final(self, seat: str, winner: str | None, pips: Mapping[str, int]) -> int:
@@ -267,7 +269,7 @@ class Pulle(AustrianGames):
 
     def settle(self, record: Record, games: Sequence[GameReport]) -> SessionReport:
         report = super().settle(record, games)
-        stake, _ = read_money(record)
+        stake, _unused = read_money(record)
         # The first settled game's ledger holds the stakes paid at the start; with none
         # settled (a partial replay) only those stakes have been paid.
         ledger = dict.fromkeys(record.seats, -stake)
@@ -296,7 +298,7 @@ class Pulle(AustrianGames):
     def simulate(self, rng: Random, seats: Seats, teams: Teams, games: int) -> SimulatedSession:
         sim = SimPulle(self, rng, seats)
         played = []
-        for _ in range(games):
+        for _unused in range(games):
             if len(sim.alive) == 1:
                 break
             played.append(sim.game())

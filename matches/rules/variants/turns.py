@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from typing import Protocol, cast
 
 from matches.rules.errors import IllegalMove
+from matches.rules.i18n import _
 from matches.rules.model import GameRecord, Move
 from matches.rules.report import BLOCKED, DOMINO
 from matches.rules.tiles import Tile
@@ -66,15 +67,23 @@ def stock_tile(state: StockState, n: int, player: str, named: Tile | None) -> Ti
         top = state.listed[state.listed_pos]
         if named is not None and named != top:
             raise state.illegal(
-                n, player, "stock-order", f"the next tile of the stock is {top}, not {named}"
+                n,
+                player,
+                "stock-order",
+                _("the next tile of the stock is %(top)s, not %(named)s")
+                % {"top": top, "named": named},
             )
         state.listed_pos += 1
         tile = top
     else:
         if named is None:
-            raise state.illegal(n, player, "draw-unnamed", "name the drawn tile (no stock listed)")
+            raise state.illegal(
+                n, player, "draw-unnamed", _("name the drawn tile (no stock listed)")
+            )
         if named in state.in_play or named in state.listed:
-            raise state.illegal(n, player, "tile-in-play", f"{named} is already in play")
+            raise state.illegal(
+                n, player, "tile-in-play", _("%(named)s is already in play") % {"named": named}
+            )
         tile = named
     state.in_play.add(tile)
     return tile
@@ -146,17 +155,30 @@ class Table:
         anyone) must lead with a placement; ``lead_rule`` is the code when someone else does."""
         player = mv.player
         if self.end is not None:
-            raise self.illegal(n, player, "after-end", f"the game already ended ({self.end})")
+            raise self.illegal(
+                n, player, "after-end", _("the game already ended (%(end)s)") % {"end": self.end}
+            )
         if player not in self.turns_taken:
-            raise self.illegal(n, player, "not-in-game", f"{player} does not play this game")
+            raise self.illegal(
+                n,
+                player,
+                "not-in-game",
+                _("%(player)s does not play this game") % {"player": player},
+            )
         if self.turn is None:
             if leader is not None and player != leader:
-                raise self.illegal(n, player, lead_rule, f"{leader} leads this game")
+                raise self.illegal(
+                    n, player, lead_rule, _("%(leader)s leads this game") % {"leader": leader}
+                )
             if mv.kind != "play":
-                raise self.illegal(n, player, "lead-expected", "the game starts with a lead tile")
+                raise self.illegal(
+                    n, player, "lead-expected", _("the game starts with a lead tile")
+                )
             self.turn = self.order.index(player)  # type: ignore[arg-type]
         elif player != self.order[self.turn]:
-            raise self.illegal(n, player, "out-of-turn", f"it is {self.to_move}'s turn")
+            raise self.illegal(
+                n, player, "out-of-turn", _("it is %(to_move)s's turn") % {"to_move": self.to_move}
+            )
 
     def play(self, n: int, mv: Move) -> int:
         """Place ``mv.tile``; return the layout's count after it."""
@@ -165,11 +187,25 @@ class Table:
         hand = self.hands[player]
         if tile not in hand:
             if tile in self.in_play and all(tile not in h for h in self.hands.values()):
-                raise self.illegal(n, player, "already-played", f"{tile} is already on the table")
-            raise self.illegal(n, player, "not-in-hand", f"{player} does not hold {tile}")
+                raise self.illegal(
+                    n,
+                    player,
+                    "already-played",
+                    _("%(tile)s is already on the table") % {"tile": tile},
+                )
+            raise self.illegal(
+                n,
+                player,
+                "not-in-hand",
+                _("%(player)s does not hold %(tile)s") % {"player": player, "tile": tile},
+            )
         if self.must_play is not None and tile != self.must_play:
             raise self.illegal(
-                n, player, "must-play-drawn", f"{player} must place the drawn {self.must_play}"
+                n,
+                player,
+                "must-play-drawn",
+                _("%(player)s must place the drawn %(must_play)s")
+                % {"player": player, "must_play": self.must_play},
             )
         try:
             count = self.layout.place(tile, mv.on, mv.facet or "end")
@@ -189,17 +225,25 @@ class Table:
         player = cast(str, mv.player)
         if mv.correction:
             raise self.illegal(
-                n, player, "correction-not-allowed", "correction draws are a FIDO-game rule"
+                n, player, "correction-not-allowed", _("correction draws are a FIDO-game rule")
             )
         if not self.draws:
-            raise self.illegal(n, player, "no-draw", "a block game has no drawing: pass")
+            raise self.illegal(n, player, "no-draw", _("a block game has no drawing: pass"))
         self.check_must_play(n, player, "draw-while-playable")
         if self.stock_left <= self.keep:
-            left = "empty" if not self.stock_left else f"down to the {self.keep} kept tile(s)"
-            raise self.illegal(n, player, "stock-empty", f"the stock is {left}: pass")
+            left = (
+                _("the stock is empty: pass")
+                if not self.stock_left
+                else _("the stock is down to the %(keep)d kept tile(s): pass") % {"keep": self.keep}
+            )
+            raise self.illegal(n, player, "stock-empty", left)
         if self.max_draws is not None and self.drawn_this_turn >= self.max_draws:
             raise self.illegal(
-                n, player, "max-draws", f"{self.max_draws} draws without a playable tile: pass"
+                n,
+                player,
+                "max-draws",
+                _("%(max_draws)s draws without a playable tile: pass")
+                % {"max_draws": self.max_draws},
             )
         tile = stock_tile(self, n, player, mv.tile)
         self.hands[player].append(tile)
@@ -215,11 +259,20 @@ class Table:
         the refusal of drawing or passing instead)."""
         if self.must_play is not None:
             raise self.illegal(
-                n, player, "must-play-drawn", f"{player} must place the drawn {self.must_play}"
+                n,
+                player,
+                "must-play-drawn",
+                _("%(player)s must place the drawn %(must_play)s")
+                % {"player": player, "must_play": self.must_play},
             )
         can = self.playable_in(player)
         if can is not None:
-            raise self.illegal(n, player, rule, f"{player} can place {can} and must play")
+            raise self.illegal(
+                n,
+                player,
+                rule,
+                _("%(player)s can place %(can)s and must play") % {"player": player, "can": can},
+            )
 
     def pass_(self, n: int, mv: Move) -> None:
         player = cast(str, mv.player)
@@ -229,7 +282,8 @@ class Table:
                 n,
                 player,
                 "pass-with-stock",
-                f"the stock still holds {self.stock_left} drawable tile(s): draw",
+                _("the stock still holds %(stock_left)s drawable tile(s): draw")
+                % {"stock_left": self.stock_left},
             )
         self.passes += 1
         if self.passes == len(self.order):

@@ -443,3 +443,18 @@ def test_a_merged_player_id_resolves_to_the_surviving_record(as_secretary, table
     refused = post(as_secretary, twice)
     assert refused.status_code == 400
     assert errors_at(refused) == ["sides[1].players[0]"]
+
+
+def test_wrong_types_keep_their_path_and_name_the_expected_type(as_secretary, table):
+    """`"id": 5` is not "id is required"; players as a string is not "no player"."""
+    body = table(id=5)
+    body["sides"][0]["players"] = body["sides"][0]["players"][0]
+    before = counts()
+    response = post(as_secretary, body)
+    assert response.status_code == 400
+    assert {e["path"]: e["message"] for e in response.json()["errors"]} == {
+        "id": "the match id must be text (unique per club), not a number",
+        "sides[0].players": 'players must be a list of federation ids such as ["P-000001"], '
+        "not text",
+    }
+    assert counts() == before

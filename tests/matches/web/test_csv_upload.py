@@ -98,8 +98,8 @@ def test_preview_shows_every_problem_by_row_and_column_and_stores_nothing(
     assert counts() == before
     page = text(response.content.decode())
     expected = [
-        "Row 3 · players: unknown player P-999999",
-        "Row 4 · score: score must be a whole number, got 'x'",
+        "Row 3 · players: there is no player P-999999; check the federation id",
+        "Row 4 · score: score must be a whole number, not “x”",
         "Row 5 · players: player P-000003 appears twice in this match",
         "Row 6 · date: the match date 2026-03-25 is in the future",
         "Row 8 · side: a match has 2 to 9 sides, not 1",
@@ -185,7 +185,7 @@ def test_confirm_after_something_changed_stores_nothing(
     assert response.status_code == 400
     page = text(response.content.decode())
     assert "Nothing was stored" in page
-    assert "already submitted CLUB-7/2026-03-14/t2 with other content" in page
+    assert "match CLUB-7/2026-03-14/t2 was already submitted with other content" in page
     assert Match.objects.count() == 1
 
 
@@ -267,7 +267,7 @@ def test_formula_like_ids_are_refused_but_negative_scores_are_not(
     response = upload(sec_client, content)
     assert response.status_code == 400
     page = text(response.content.decode())
-    assert "Row 2 · id: id must not start with '=' (a spreadsheet formula)" in page
+    assert "Row 2 · id: the match id must not start with '=' (a spreadsheet formula)" in page
     assert "1 problem found" in page  # nothing about the scores -4 and -9
 
 

@@ -129,7 +129,7 @@ def test_one_side_is_shown_on_the_sides_table(sec_client: Client, players) -> No
 
 def test_an_unknown_player_is_shown_on_its_row(sec_client: Client, players) -> None:
     html = _refused(sec_client, form(**{"sides-1-players": "P-000002, P-999999"}))
-    assert "unknown player P-999999" in error_of(html, "sides-1-players_error")
+    assert "there is no player P-999999" in error_of(html, "sides-1-players_error")
 
 
 def test_a_future_date_is_shown_on_the_date(sec_client: Client, players) -> None:
@@ -147,11 +147,11 @@ def test_every_problem_at_once_each_at_its_field(sec_client: Client, players) ->
             **{"sides-1-score": "x", "sides-3-score": "", "sides-2-players": "P-000001"},
         ),
     )
-    assert "not a valid date" in error_of(html, "id_date_error")
+    assert "is not a date; write it as YYYY-MM-DD" in error_of(html, "id_date_error")
     assert "unknown discipline" in error_of(html, "id_discipline_error")
     assert "spreadsheet formula" in error_of(html, "id_external_id_error")
     assert "whole number" in error_of(html, "sides-1-score_error")
-    assert "score is required" in error_of(html, "sides-3-score_error")
+    assert "has no score" in error_of(html, "sides-3-score_error")
     assert "appears twice" in error_of(html, "sides-2-players_error")
     assert error_of(html, "id_category_error") == ""
 
