@@ -2,8 +2,8 @@
 
 CSV header ``rank,player_id,name,country,fladub,results_counted,previous_rank``; ``fladub``
 with 2 decimals; ``previous_rank`` empty for a player new to the list. JSON: an array of
-objects with the same keys, ``fladub`` a number written with 2 decimals, ``previous_rank``
-``null`` for new players.
+objects with the same keys, ``fladub`` a string with 2 decimals (``"9.17"``, as in the API:
+rankings/numbers.py), ``previous_rank`` ``null`` for new players.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import io
 import json
 from collections.abc import Iterator
 
+from .numbers import cents_text
 from .selectors.list_export import EXPORT_HEADER, export_rows
 from .selectors.lists import ListInfo
 
@@ -22,7 +23,7 @@ _ROWS_PER_PIECE = 2000
 
 def fladub_text(cents: int) -> str:
     """Integer cents as a 2-decimal number: 917 -> ``9.17``."""
-    return f"{cents // 100}.{cents % 100:02d}"
+    return cents_text(cents)
 
 
 def csv_pieces(ranking_list: ListInfo) -> Iterator[str]:
@@ -57,7 +58,7 @@ def json_pieces(ranking_list: ListInfo) -> Iterator[str]:
             + "\n"
             + f'{{"rank": {row.rank}, "player_id": {json.dumps(row.player_id)}, '
             f'"name": {json.dumps(row.name, ensure_ascii=False)}, '
-            f'"country": {json.dumps(row.country)}, "fladub": {fladub_text(row.fladub_cents)}, '
+            f'"country": {json.dumps(row.country)}, "fladub": "{fladub_text(row.fladub_cents)}", '
             f'"results_counted": {row.results_counted}, "previous_rank": {previous}}}'
         )
         if len(pieces) >= _ROWS_PER_PIECE:

@@ -28,6 +28,7 @@ from .. import export
 from ..selectors.list_page import MAX_PAGE_SIZE, PageOutOfRange, RankingFilters, list_page
 from ..selectors.lists import ListInfo, published_lists
 from . import inputs
+from .fields import fladub_field
 
 DEFAULT_PAGE_SIZE = 50
 
@@ -64,7 +65,7 @@ class EntryOutput(serializers.Serializer):
     name = serializers.CharField()
     country = serializers.CharField()
     club = serializers.CharField(source="club_id", allow_null=True)
-    fladub = serializers.DecimalField(max_digits=12, decimal_places=2)
+    fladub = fladub_field()
     results_counted = serializers.IntegerField()
     previous_rank = serializers.IntegerField(allow_null=True)
     movement = serializers.IntegerField(allow_null=True)

@@ -18,14 +18,16 @@ from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ..numbers import POINTS_PLACES, WEIGHT_PLACES
 from ..selectors.counting_results import counting_results
 from ..selectors.player_history import player_history
 from . import inputs
+from .fields import decimal_field, fladub_field
 
 
 class HistoryRowOutput(serializers.Serializer):
     month = serializers.CharField(source="list_month")
-    fladub = serializers.DecimalField(max_digits=12, decimal_places=2)
+    fladub = fladub_field()
     rank = serializers.IntegerField()
     results_counted = serializers.IntegerField()
     previous_rank = serializers.IntegerField(allow_null=True)
@@ -70,10 +72,12 @@ class CountingResultOutput(serializers.Serializer):
     date = serializers.DateField(source="date_played")
     category = serializers.CharField()
     counting_month = serializers.CharField()
-    points = serializers.FloatField()
+    points = decimal_field(
+        POINTS_PLACES, "the match points (SPEC 4.3), a decimal string with 4 places"
+    )
     age = serializers.IntegerField(help_text="months between the match and the list")
-    weight = serializers.DecimalField(max_digits=6, decimal_places=4, help_text="(12 - age) / 12")
-    weighted = serializers.FloatField(help_text="points * weight")
+    weight = decimal_field(WEIGHT_PLACES, "(12 - age) / 12, a decimal string with 4 places")
+    weighted = decimal_field(POINTS_PLACES, "points * weight, a decimal string with 4 places")
     in_best = serializers.BooleanField(help_text="among the 20 results summed")
 
 
@@ -83,7 +87,7 @@ class BreakdownOutput(serializers.Serializer):
     player_id = serializers.CharField()
     discipline = serializers.CharField()
     month = serializers.CharField()
-    fladub = serializers.DecimalField(max_digits=12, decimal_places=2)
+    fladub = fladub_field()
     results = CountingResultOutput(many=True)
 
 

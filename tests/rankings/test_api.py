@@ -128,10 +128,12 @@ def test_downloads_are_the_export_formats(client, published) -> None:
         "player_id": "P-A",
         "name": "Anna A",
         "country": "DE",
-        "fladub": 9.17,
+        "fladub": "9.17",
         "results_counted": 1,
         "previous_rank": 1,
     }
+    api_row = client.get("/api/rankings/fido/2026-04").json()["results"][1]
+    assert api_row["fladub"] == data[1]["fladub"]  # one number convention
 
 
 def test_player_history_and_counting_results(client, published) -> None:
@@ -149,12 +151,12 @@ def test_player_history_and_counting_results(client, published) -> None:
     assert only["club"] == "CLUB-BER"
     assert only["date"] == "2026-03-14"
     assert (only["points"], only["age"], only["weight"], only["in_best"]) == (
-        10.0,
+        "10.0000",
         1,
         "0.9167",
         True,
     )
-    assert only["weighted"] == pytest.approx(10 * 11 / 12)
+    assert only["weighted"] == "9.1667"  # 10 * 11 / 12, 4 places
     march = client.get("/api/rankings/fido/players/P-A/results", {"month": "2026-03"}).json()
     assert march["fladub"] == "10.00"
     assert march["results"][0]["weight"] == "1.0000"
@@ -240,3 +242,49 @@ def test_pages_of_a_list_with_many_ties_concatenate_to_the_list(client) -> None:
         paged += [(r["player_id"], r["rank"]) for r in body["results"]]
     assert [p for p, _ in paged] == whole
     assert [r for _, r in paged] == [1] * 9 + [10] * 6 + [16] * 3 + [19] * 5
+
+
+# --- one number convention (issue 15, item 4) -------------------------------------------
+
+FIXED = {"fladub": r"\d+\.\d{2}", "points": r"\d+\.\d{4}", "weight": r"\d\.\d{4}"}
+FIXED["weighted"] = FIXED["points"]
+
+
+def test_served_decimals_are_strings_with_fixed_places_as_the_schema_says(
+    client, published
+) -> None:
+    import re
+
+    schema = client.get("/api/schema/", {"format": "json"}).json()
+    components = schema["components"]["schemas"]
+    declared = {
+        (name, field): spec
+        for name, component in components.items()
+        for field, spec in component.get("properties", {}).items()
+        if field in FIXED
+    }
+    assert {field for _name, field in declared} == set(FIXED)
+    for (name, field), spec in declared.items():
+        assert (spec["type"], spec["format"]) == ("string", "decimal"), (name, field, spec)
+    served = [
+        client.get("/api/rankings/fido/2026-04").json()["results"][0],
+        client.get("/api/rankings/fido/players/P-A").json()["history"][0],
+        client.get("/api/rankings/fido/players/P-A/results").json(),
+        client.get("/api/rankings/fido/players/P-A/results").json()["results"][0],
+    ]
+    seen = set()
+    for row in served:
+        for field, pattern in FIXED.items():
+            if field in row:
+                assert isinstance(row[field], str) and re.fullmatch(pattern, row[field]), row
+                seen.add(field)
+    assert seen == set(FIXED)
+
+
+def test_fixed_rounds_half_away_from_zero() -> None:
+    from rankings.numbers import cents_text, fixed
+
+    assert fixed(10 * 11 / 12, 4) == "9.1667"
+    assert fixed(0.125, 2) == "0.13"
+    assert fixed(17.5, 4) == "17.5000"
+    assert (cents_text(917), cents_text(5), cents_text(1000)) == ("9.17", "0.05", "10.00")

@@ -110,14 +110,14 @@ def test_export_ranking_csv_to_the_letter(march_results) -> None:
 def test_export_ranking_json(march_results) -> None:
     close("2026-03")
     out, _ = run("export_ranking", "2026-03", "--format", "json")
-    assert '"fladub": 10.00,' in out
+    assert '"fladub": "10.00",' in out
     assert json.loads(out) == [
         {
             "rank": 1,
             "player_id": "P-000001",
             "name": "Ana, the first",
             "country": "ES",
-            "fladub": 10.0,
+            "fladub": "10.00",
             "results_counted": 1,
             "previous_rank": None,
         },
@@ -126,7 +126,7 @@ def test_export_ranking_json(march_results) -> None:
             "player_id": "P-000002",
             "name": "Bo",
             "country": "SE",
-            "fladub": 5.0,
+            "fladub": "5.00",
             "results_counted": 1,
             "previous_rank": None,
         },
@@ -135,7 +135,7 @@ def test_export_ranking_json(march_results) -> None:
             "player_id": "P-000003",
             "name": "Cy",
             "country": "DE",
-            "fladub": 5.0,
+            "fladub": "5.00",
             "results_counted": 1,
             "previous_rank": None,
         },

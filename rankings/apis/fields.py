@@ -1,0 +1,31 @@
+"""Serializer fields of the one number convention (rankings/numbers.py): decimals as strings
+with fixed places, so that the OpenAPI schema says ``type: string, format: decimal``."""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_UP
+
+from rest_framework import serializers
+
+from ..numbers import FLADUB_PLACES
+
+
+def fladub_field() -> serializers.DecimalField:
+    """FLADUB as a string with 2 places (rankings/numbers.py: the one number convention)."""
+    return serializers.DecimalField(
+        max_digits=12,
+        decimal_places=FLADUB_PLACES,
+        coerce_to_string=True,
+        rounding=ROUND_HALF_UP,
+        help_text='FLADUB, a decimal string with 2 places, e.g. "9.17"',
+    )
+
+
+def decimal_field(places: int, help_text: str) -> serializers.DecimalField:
+    return serializers.DecimalField(
+        max_digits=12,
+        decimal_places=places,
+        coerce_to_string=True,
+        rounding=ROUND_HALF_UP,
+        help_text=help_text,
+    )
