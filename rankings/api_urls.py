@@ -3,6 +3,7 @@
 from django.urls import path
 
 from .apis import lists, players
+from .http_cache import list_cached
 
 _ROUTES = [
     # (route under /api/, view, name); the more specific routes first.
@@ -13,7 +14,17 @@ _ROUTES = [
     ("<str:month>", lists.MonthListAPI, "api-ranking-month"),
     ("", lists.CurrentListAPI, "api-ranking-current"),
 ]
+# The list's own responses carry an ETag and Cache-Control (rankings.http_cache).
+_CACHED = {
+    lists.DownloadAPI: list_cached(fmt_kwarg="fmt"),
+    lists.MonthListAPI: list_cached(),
+    lists.CurrentListAPI: list_cached(),
+}
 urlpatterns: list = [
-    path(f"rankings/<str:discipline>/{route}".rstrip("/"), view.as_view(), name=name)
+    path(
+        f"rankings/<str:discipline>/{route}".rstrip("/"),
+        _CACHED[view](view.as_view()) if view in _CACHED else view.as_view(),
+        name=name,
+    )
     for route, view, name in _ROUTES
 ]

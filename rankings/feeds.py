@@ -58,7 +58,12 @@ class NewListsFeed(Feed):
             f"{row.rank}. {row.name} ({row.country}) {row.fladub_cents / 100:.2f}" for row in top
         )
         summary = _("%(count)d players ranked.") % {"count": ranking_list.entry_count}
-        return f"{summary} {podium}".strip()
+        sealed = ""
+        if ranking_list.seal is not None:
+            sealed = _("SHA-256 of the CSV download: %(sha)s.") % {
+                "sha": ranking_list.seal.content_sha256
+            }
+        return " ".join(part for part in (summary, podium, sealed) if part)
 
     def item_link(self, item: Item) -> str:
         ranking_list = item[0]

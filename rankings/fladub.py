@@ -92,6 +92,9 @@ I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 Bool = npt.NDArray[np.bool_]
 
+# The version of the definition this module computes (SPEC.md section 4), stored with every
+# list it computed (rankings.seal): bump it when weights, best 20, rounding or ranks change.
+DEFINITION_VERSION = "1"
 WINDOW_MONTHS = 12
 """A result of age a = 0..11 weighs (12 - a) / 12; at 12 it drops out."""
 BEST_OF = 20

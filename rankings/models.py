@@ -62,6 +62,15 @@ class RankingList(AuditRecord):
     entry_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField()
     published_at = models.DateTimeField(null=True, blank=True)
+    # The seal (rankings.seal): what anyone can check the list against; written by the
+    # close before the publication, null on lists published before seals existed. Nullable
+    # without default so that SQLite adds the columns in place: rebuilding the table would
+    # drop the triggers of migration 0002.
+    content_sha256 = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    inputs_sha256 = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    inputs_count = models.PositiveBigIntegerField(null=True, blank=True)
+    fladub_version = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
+    code_version = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
 
     class Meta:
         ordering = ["discipline", "-month", "-version"]

@@ -353,6 +353,27 @@ def strengths_of_players(list_ids: Collection[int], players: Collection[int]) ->
 
 
 @dataclass(frozen=True, slots=True)
+class ListSeal:
+    """What anyone can check a list against (:mod:`rankings.seal`)."""
+
+    content_sha256: str
+    inputs_sha256: str | None
+    inputs_count: int | None
+    fladub_version: str | None
+    code_version: str | None
+
+
+LIST_SEAL = Select(
+    ListSeal,
+    content_sha256="l.content_sha256",
+    inputs_sha256="l.inputs_sha256",
+    inputs_count="l.inputs_count",
+    fladub_version="l.fladub_version",
+    code_version="l.code_version",
+)
+
+
+@dataclass(frozen=True, slots=True)
 class ListInfo:
     """A published list as readers see it (its entries are read page by page)."""
 
@@ -363,6 +384,8 @@ class ListInfo:
     version: int
     entry_count: int
     published_at: dt.datetime | None
+    seal: ListSeal | None = None
+    """None for a list published before seals existed."""
 
     @property
     def pk(self) -> int:
@@ -382,6 +405,7 @@ LIST_INFO = Select(
     version="l.version",
     entry_count="l.entry_count",
     published_at="l.published_at",
+    seal=LIST_SEAL,
 )
 
 

@@ -7,13 +7,15 @@ from typing import Any
 from django.urls import path
 
 from .feeds import NewListsFeed
+from .http_cache import list_cached
 from .views import dashboard, public
 
 app_name = "rankings"
 _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
     # (route, view, name); templates and tests reverse the names.
-    ("ranking/<str:discipline>/", public.ranking, "ranking"),
-    ("ranking/<str:discipline>/<str:month>/", public.ranking, "ranking_month"),
+    # A published list's pages carry an ETag and Cache-Control (rankings.http_cache).
+    ("ranking/<str:discipline>/", list_cached()(public.ranking), "ranking"),
+    ("ranking/<str:discipline>/<str:month>/", list_cached()(public.ranking), "ranking_month"),
     ("players/<str:player_id>/", public.player, "player"),
     ("players/<str:player_id>/badge.svg", public.player_badge, "player_badge"),
     ("clubs/", public.clubs, "clubs"),

@@ -24,7 +24,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import export
+from .. import export, http_cache
 from ..selectors.list_page import MAX_PAGE_SIZE, PageOutOfRange, RankingFilters, list_page
 from ..selectors.lists import ListInfo, published_lists
 from . import inputs
@@ -51,12 +51,23 @@ class _Paging(serializers.Serializer):
     q = serializers.CharField(max_length=100, required=False)
 
 
+class SealOutput(serializers.Serializer):
+    """What anyone can check the list against (docs/verification.md)."""
+
+    content_sha256 = serializers.CharField(help_text="SHA-256 of the list's CSV download")
+    inputs_sha256 = serializers.CharField(allow_null=True)
+    inputs_count = serializers.IntegerField(allow_null=True)
+    fladub_version = serializers.CharField(allow_null=True)
+    code_version = serializers.CharField(allow_null=True)
+
+
 class ListOutput(serializers.Serializer):
     discipline = serializers.CharField()
     month = serializers.CharField(source="list_month")
     version = serializers.IntegerField()
     published_at = serializers.DateTimeField()
     entries = serializers.IntegerField(source="entry_count")
+    seal = SealOutput(allow_null=True)
 
 
 class EntryOutput(serializers.Serializer):
@@ -125,7 +136,9 @@ class CurrentListAPI(inputs.PublicAPI):
     )
     def get(self, request: Request, discipline: str) -> Response:
         ranking_list = inputs.current(inputs.discipline(discipline))
-        return Response(ListPageOutput(_page(request, ranking_list)).data)
+        return http_cache.shows(
+            Response(ListPageOutput(_page(request, ranking_list)).data), ranking_list
+        )
 
 
 class MonthListAPI(inputs.PublicAPI):
@@ -137,7 +150,9 @@ class MonthListAPI(inputs.PublicAPI):
     )
     def get(self, request: Request, discipline: str, month: str) -> Response:
         ranking_list = inputs.published(inputs.discipline(discipline), inputs.month(month))
-        return Response(ListPageOutput(_page(request, ranking_list)).data)
+        return http_cache.shows(
+            Response(ListPageOutput(_page(request, ranking_list)).data), ranking_list
+        )
 
 
 class ArchiveAPI(inputs.PublicAPI):
@@ -192,7 +207,7 @@ class DownloadAPI(inputs.PublicAPI):
         )
         filename = f"fido-ranking-{discipline}-{ranking_list.list_month}.{fmt}"
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
-        return response
+        return http_cache.shows(response, ranking_list)
 
     def handle_exception(self, exc: Exception) -> Response:
         # Errors are JSON whatever the file's format.

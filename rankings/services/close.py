@@ -46,7 +46,7 @@ from matches.models import ClosedMonth
 from matches.months import Month, deadline
 from matches.services import month_freeze
 
-from .. import dispatch, fladub, writer
+from .. import dispatch, fladub, http_cache, seal, writer
 from ..models import CloseRun, CurrentList, RankingEntry, RankingList
 from ..selectors.lists import published_list
 from ..selectors.window import window
@@ -113,11 +113,14 @@ def month_close(
                 return already
             month_close_check(month=month, discipline=discipline, now=now)
             _freeze(month, discipline, by=by, now=now, tracker=tracker)
-            ranking = _compute(month, discipline, streams=_streams(streams), tracker=tracker)
+            ranking, inputs = _compute(
+                month, discipline, streams=_streams(streams), tracker=tracker
+            )
             attempt = _write(month, discipline, ranking, tracker=tracker)
             del ranking
             try:
                 tracker.stage("publish")
+                seal.list_seal(attempt.pk, inputs)
                 published = list_publish(attempt.pk)
             except BaseException:
                 _mark_failed(attempt.pk)
@@ -141,16 +144,17 @@ def _freeze(
 
 def _compute(
     month: Month, discipline: str, *, streams: int, tracker: RunTracker
-) -> fladub.RankingList:
-    """Stages 2 and 3: read the window, compute the list."""
+) -> tuple[fladub.RankingList, seal.InputsDigest]:
+    """Stages 2 and 3: read the window (and hash it, for the seal), compute the list."""
     tracker.stage("load")
     inputs = window(discipline=discipline, month=month, streams=streams)
+    digest = seal.inputs_digest(inputs.sides)
     tracker.stage("compute")
     ranking = fladub.compute_list(
         inputs.sides, month.index, inputs.published, player_order=inputs.player_order
     )
     tracker.stage_done()
-    return ranking
+    return ranking, digest
 
 
 @audit.recording()
@@ -256,7 +260,9 @@ def list_publish(list_id: int) -> RankingList:
             raise
         _mark_failed(list_id)
         return found
-    return RankingList.objects.get(pk=list_id)
+    published = RankingList.objects.get(pk=list_id)
+    http_cache.forget(published.discipline, Month.of(published.month))
+    return published
 
 
 def _flip(list_id: int) -> None:

@@ -28,7 +28,7 @@ from matches.disciplines import DISCIPLINES
 from matches.models import Category, Player, club_id_validator
 from matches.months import Month, local_month
 
-from .. import badges, charts
+from .. import badges, charts, http_cache
 from ..selectors import list_page as pages
 from ..selectors.clubs import club_page, clubs_by_country
 from ..selectors.counting_results import counting_results
@@ -164,7 +164,7 @@ def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> 
     }
     if ranking_list is not None:
         context.update(_ranking_table(request, ranking_list, filters, lists))
-    return render(request, "rankings/ranking.html", context)
+    return http_cache.shows(render(request, "rankings/ranking.html", context), ranking_list)
 
 
 def _ranking_table(

@@ -1,0 +1,173 @@
+"""HTTP caching of published lists (issue 12, item 5): ``ETag``, ``Cache-Control``, 304.
+
+Contract, for the views decorated with :func:`list_cached` (ranking pages, list API,
+downloads), on GET and HEAD:
+
+- A published list never changes, so a response about the list of a given month carries
+  ``Cache-Control: public, max-age=31536000, immutable``; a response about the current
+  list (whose pointer moves once a month) ``public, max-age=`` :data:`CURRENT_MAX_AGE`.
+- Every such response carries an ``ETag``. A download's is the list's content hash (its
+  seal: the SHA-256 of the CSV bytes, :mod:`rankings.seal`), ``"<sha256>"`` for the CSV
+  and ``"<sha256>.json"`` for the JSON, and the CSV also carries ``Digest`` /
+  ``Repr-Digest`` headers with that SHA-256. A page's or an API response's is weak,
+  derived from the content hash, the code version, the full path with its query and the
+  language (one list, many representations).
+- ``If-None-Match`` naming the current tag answers ``304 Not Modified`` with no body and
+  without reading the list tables: which list (and seal) a URL shows is kept in Django's
+  cache (a year for a month, :data:`CURRENT_MAX_AGE` for the current list), filled by
+  the first request.
+- Requests from signed-in users are not marked public (the page shows their menu): they
+  get ``Cache-Control: private, no-cache`` and still an ETag.
+- Unknown disciplines and months fall through to the view (its 4xx); nothing is cached
+  for them.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse, HttpResponseNotModified
+from django.utils import translation
+from django.utils.cache import patch_vary_headers
+
+from matches.disciplines import CODES
+from matches.months import Month
+
+from . import seal
+from .selectors.lists import current_list, published_list
+from .sql import ListInfo
+
+logger = logging.getLogger(__name__)
+IMMUTABLE = "public, max-age=31536000, immutable"
+CURRENT_MAX_AGE = 60
+_MONTH_TTL = 86400 * 30  # the cache's memory of which list a month shows
+_KEY_VERSION = 1
+
+
+def list_tag(ranking_list: ListInfo) -> str:
+    """The list's content hash, or (a list from before the seals) its immutable identity."""
+    if ranking_list.seal is not None and ranking_list.seal.content_sha256:
+        return ranking_list.seal.content_sha256
+    return f"list-{ranking_list.id}-v{ranking_list.version}"
+
+
+def _key(discipline: str, month: str | None) -> str:
+    return f"fido:list-tag:{_KEY_VERSION}:{discipline}:{month or 'current'}"
+
+
+def _lookup(discipline: str, month: str | None) -> str | None:
+    """The tag of the list a URL shows, from the cache or (once) from the database."""
+    key = _key(discipline, month)
+    tag = cache.get(key)
+    if tag is not None:
+        return str(tag)
+    if discipline not in CODES:
+        return None
+    if month is None:
+        found = current_list(discipline=discipline)
+    else:
+        try:
+            parsed = Month.parse(month)
+        except ValueError:
+            return None
+        found = published_list(discipline=discipline, month=parsed)
+    if found is None:
+        return None
+    tag = list_tag(found)
+    _remember(discipline, month, tag)
+    return tag
+
+
+def _remember(discipline: str, month: str | None, tag: str) -> None:
+    cache.set(_key(discipline, month), tag, CURRENT_MAX_AGE if month is None else _MONTH_TTL)
+
+
+def forget(discipline: str, month: Month | None = None) -> None:
+    """Drop what the cache remembers of a discipline's current list (and of a month's).
+    Never raises: a publication that committed is not failed by an unreachable cache (the
+    entries expire on their own)."""
+    try:
+        cache.delete(_key(discipline, None))
+        if month is not None:
+            cache.delete(_key(discipline, str(month)))
+    except Exception:  # any cache backend's error
+        logger.warning("could not forget the cached list tags of %s", discipline, exc_info=True)
+
+
+def _etag(request: HttpRequest, tag: str, fmt: str | None) -> str:
+    if fmt == "csv":
+        return f'"{tag}"'
+    if fmt is not None:
+        return f'"{tag}.{fmt}"'
+    parts = [tag, seal.code_version(), request.get_full_path(), translation.get_language() or ""]
+    return 'W/"' + hashlib.sha256("\n".join(parts).encode()).hexdigest()[:40] + '"'
+
+
+def _matches(request: HttpRequest, etag: str) -> bool:
+    header = request.headers.get("If-None-Match", "")
+    if not header:
+        return False
+    if header.strip() == "*":
+        return True
+    bare = etag.removeprefix("W/")
+    return any(t.strip().removeprefix("W/") == bare for t in header.split(","))
+
+
+def _stamp(response: HttpResponse, request: HttpRequest, etag: str, *, month: str | None) -> None:
+    response["ETag"] = etag
+    signed_in = getattr(getattr(request, "user", None), "is_authenticated", False)
+    if signed_in:
+        response["Cache-Control"] = "private, no-cache"
+    elif month is None:
+        response["Cache-Control"] = f"public, max-age={CURRENT_MAX_AGE}"
+    else:
+        response["Cache-Control"] = IMMUTABLE
+    patch_vary_headers(response, ["Accept-Language"])
+
+
+def shows(response: Any, ranking_list: ListInfo | None) -> Any:
+    """Mark ``response`` as showing ``ranking_list`` (so that its tag needs no query)."""
+    response.fido_list = ranking_list
+    return response
+
+
+def list_cached(*, fmt_kwarg: str | None = None) -> Callable[[Callable[..., Any]], Any]:
+    """Decorate a view taking ``discipline`` and optionally ``month`` (and ``fmt_kwarg``)
+    whose responses name the list they show (:func:`shows`). A conditional request looks
+    the tag up first (the cache, else one query); a plain one takes it from the response."""
+
+    def decorate(view: Callable[..., Any]) -> Callable[..., Any]:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+            if request.method not in {"GET", "HEAD"}:
+                return view(request, *args, **kwargs)
+            discipline, month = kwargs.get("discipline", ""), kwargs.get("month")
+            fmt = kwargs.get(fmt_kwarg) if fmt_kwarg else None
+            if request.headers.get("If-None-Match"):
+                tag = _lookup(discipline, month)
+                if tag is not None and _matches(request, etag := _etag(request, tag, fmt)):
+                    response: HttpResponse = HttpResponseNotModified()
+                    _stamp(response, request, etag, month=month)
+                    return response
+            response = view(request, *args, **kwargs)
+            shown: ListInfo | None = getattr(response, "fido_list", None)
+            if response.status_code != 200 or shown is None:
+                return response
+            tag = list_tag(shown)
+            _remember(discipline, month, tag)
+            if fmt == "csv" and len(tag) == 64:
+                digest = base64.b64encode(bytes.fromhex(tag)).decode()
+                response["Digest"] = f"sha-256={digest}"
+                response["Repr-Digest"] = f"sha-256=:{digest}:"
+            _stamp(response, request, _etag(request, tag, fmt), month=month)
+            return response
+
+        return wrapped
+
+    return decorate

@@ -1,0 +1,133 @@
+"""The seal of a list: what anyone can check a published list against (issue 14, item 1).
+
+A published :class:`~rankings.models.RankingList` carries:
+
+- ``content_sha256``: SHA-256 of its canonical CSV download, the exact UTF-8 bytes that
+  ``manage.py export_ranking YYYY-MM --discipline D`` prints and ``/api/rankings/D/M.csv``
+  serves (:func:`content_digest`, which streams :func:`rankings.export.csv_pieces`);
+- ``inputs_sha256`` and ``inputs_count``: SHA-256 and number of the result rows the close
+  computed from (:func:`inputs_digest`): the window's rows in the canonical order
+  ``(match_id, side_no, player)``, each row packed little-endian as
+  ``match_id int64, month_played int32, counting_month int32, base float64, side_no int16,
+  score float64, player int64`` (42 bytes; months as ``year * 12 + month - 1``, the player
+  as its ``Player`` primary key);
+- ``fladub_version``: the version of the FLADUB definition
+  (:data:`rankings.fladub.DEFINITION_VERSION`);
+- ``code_version``: the package version, ``+g<commit>`` when the commit is known
+  (``FIDO_COMMIT`` in the environment, else ``git rev-parse`` of the checkout).
+
+The close seals its attempt after writing the entries and before publishing it
+(:func:`list_seal`), while the list is still ``computing``: once published, a list and its
+seal never change (the database refuses). Hashing costs one pass over the CSV text and one
+over the input arrays, in blocks (no second copy of the window in memory).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from . import fladub
+from .models import RankingList
+from .sql import ListInfo
+
+_BLOCK = 1 << 20  # rows hashed per block
+INPUT_ROW = np.dtype(
+    [
+        ("match_id", "<i8"),
+        ("month_played", "<i4"),
+        ("counting_month", "<i4"),
+        ("base", "<f8"),
+        ("side_no", "<i2"),
+        ("score", "<f8"),
+        ("player", "<i8"),
+    ]
+)
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass(frozen=True)
+class InputsDigest:
+    sha256: str
+    count: int
+
+
+def _canonical_order(sides: fladub.Sides) -> np.ndarray | None:
+    """None when the rows already stand in ``(match_id, side_no, player)`` order (the
+    loader's usual order: a cheap check), else the permutation that sorts them."""
+    m, s, p = sides.match_id, sides.side_no, sides.player
+    ordered = True
+    for start in range(0, max(len(m) - 1, 0), _BLOCK):
+        stop = min(start + _BLOCK, len(m) - 1)
+        dm = m[start + 1 : stop + 1] - m[start:stop]
+        ds = s[start + 1 : stop + 1].astype(np.int32) - s[start:stop]
+        dp = p[start + 1 : stop + 1] - p[start:stop]
+        if not np.all((dm > 0) | ((dm == 0) & ((ds > 0) | ((ds == 0) & (dp > 0))))):
+            ordered = False
+            break
+    return None if ordered else np.lexsort((p, s, m))
+
+
+def inputs_digest(sides: fladub.Sides) -> InputsDigest:
+    """SHA-256 and count of the window's rows in the canonical order (module docstring)."""
+    order = _canonical_order(sides)
+    digest = hashlib.sha256()
+    block = np.empty(min(_BLOCK, len(sides)), dtype=INPUT_ROW)
+    for start in range(0, len(sides), _BLOCK):
+        rows = slice(start, min(start + _BLOCK, len(sides)))
+        pick = rows if order is None else order[rows]
+        out = block[: rows.stop - rows.start]
+        for name in INPUT_ROW.names or ():
+            out[name] = getattr(sides, name)[pick]
+        digest.update(out.tobytes())
+    return InputsDigest(digest.hexdigest(), len(sides))
+
+
+def content_digest(ranking_list: ListInfo | RankingList) -> str:
+    """SHA-256 of the list's CSV download, streamed (the bytes ``export_ranking`` prints)."""
+    from .export import csv_pieces
+
+    digest = hashlib.sha256()
+    for piece in csv_pieces(ranking_list):  # type: ignore[arg-type]
+        digest.update(piece.encode("utf-8"))
+    return digest.hexdigest()
+
+
+@cache
+def code_version() -> str:
+    """``0.1.0+g1a2b3c4d5e6f`` (the package version and the commit, when known)."""
+    with (_ROOT / "pyproject.toml").open("rb") as fh:
+        version = str(tomllib.load(fh)["project"]["version"])
+    commit = os.environ.get("FIDO_COMMIT", "").strip()
+    if not commit:
+        try:
+            done = subprocess.run(  # noqa: S603
+                ["git", "-C", str(_ROOT), "rev-parse", "--short=12", "HEAD"],  # noqa: S607
+                capture_output=True,
+                text=True,
+                timeout=5,
+                check=False,
+            )
+            commit = done.stdout.strip() if done.returncode == 0 else ""
+        except (OSError, subprocess.SubprocessError):
+            commit = ""
+    return f"{version}+g{commit[:12]}" if commit else version
+
+
+def list_seal(list_id: int, inputs: InputsDigest) -> None:
+    """Write the seal of a list that is still ``computing`` (before its publication)."""
+    attempt = RankingList.objects.get(pk=list_id)
+    RankingList.objects.filter(pk=list_id, status=RankingList.Status.COMPUTING).update(
+        content_sha256=content_digest(attempt),
+        inputs_sha256=inputs.sha256,
+        inputs_count=inputs.count,
+        fladub_version=fladub.DEFINITION_VERSION,
+        code_version=code_version(),
+    )
