@@ -7,10 +7,12 @@ A published :class:`~rankings.models.RankingList` carries:
   serves (:func:`content_digest`, which streams :func:`rankings.export.csv_pieces`);
 - ``inputs_sha256`` and ``inputs_count``: SHA-256 and number of the result rows the close
   computed from (:func:`inputs_digest`): the window's rows in the canonical order
-  ``(match_id, side_no, player)``, each row packed little-endian as
-  ``match_id int64, month_played int32, counting_month int32, base float64, side_no int16,
-  score float64, player int64`` (42 bytes; months as ``year * 12 + month - 1``, the player
-  as its ``Player`` primary key);
+  ``(match_id, side_no, player)``, column after column, each column's values packed
+  little-endian: ``match_id`` int64, ``month_played`` int32, ``counting_month`` int32,
+  ``base`` float64, ``side_no`` int16, ``score`` float64, ``player`` int64 (months as
+  ``year * 12 + month - 1``, the player as its ``Player`` primary key). Column after column
+  so that the loader's arrays, already in that order, are hashed where they lie, with no
+  copy;
 - ``fladub_version``: the version of the FLADUB definition
   (:data:`rankings.fladub.DEFINITION_VERSION`);
 - ``code_version``: the package version, ``+g<commit>`` when the commit is known
@@ -38,17 +40,15 @@ from . import fladub
 from .models import RankingList
 from .sql import ListInfo
 
-_BLOCK = 1 << 20  # rows hashed per block
-INPUT_ROW = np.dtype(
-    [
-        ("match_id", "<i8"),
-        ("month_played", "<i4"),
-        ("counting_month", "<i4"),
-        ("base", "<f8"),
-        ("side_no", "<i2"),
-        ("score", "<f8"),
-        ("player", "<i8"),
-    ]
+_BLOCK = 1 << 20  # rows per block (the order check, a permuted column's copy)
+INPUT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("match_id", "<i8"),
+    ("month_played", "<i4"),
+    ("counting_month", "<i4"),
+    ("base", "<f8"),
+    ("side_no", "<i2"),
+    ("score", "<f8"),
+    ("player", "<i8"),
 )
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,17 +76,18 @@ def _canonical_order(sides: fladub.Sides) -> np.ndarray | None:
 
 
 def inputs_digest(sides: fladub.Sides) -> InputsDigest:
-    """SHA-256 and count of the window's rows in the canonical order (module docstring)."""
+    """SHA-256 and count of the window's rows in the canonical form (module docstring)."""
     order = _canonical_order(sides)
     digest = hashlib.sha256()
-    block = np.empty(min(_BLOCK, len(sides)), dtype=INPUT_ROW)
-    for start in range(0, len(sides), _BLOCK):
-        rows = slice(start, min(start + _BLOCK, len(sides)))
-        pick = rows if order is None else order[rows]
-        out = block[: rows.stop - rows.start]
-        for name in INPUT_ROW.names or ():
-            out[name] = getattr(sides, name)[pick]
-        digest.update(out.tobytes())
+    for name, code in INPUT_COLUMNS:
+        column = getattr(sides, name)
+        dtype = np.dtype(code)
+        if order is None:
+            digest.update(np.ascontiguousarray(column, dtype=dtype).data)
+            continue
+        for start in range(0, len(order), _BLOCK):
+            block = column[order[start : start + _BLOCK]]
+            digest.update(np.ascontiguousarray(block, dtype=dtype).data)
     return InputsDigest(digest.hexdigest(), len(sides))
 
 

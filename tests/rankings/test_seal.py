@@ -28,9 +28,17 @@ def test_a_published_list_carries_the_hash_of_its_download_and_of_its_inputs(
     # The inputs, packed by hand as docs/verification.md and rankings.seal describe them.
     match = Match.objects.get()
     month = 2026 * 12 + 2
+    rows = [(a, 57), (b, 31), (c, 31), (d, -4)]
     packed = b"".join(
-        struct.pack("<qiidhdq", match.pk, month, month, 10.0, side, float(score), player.pk)
-        for side, (player, score) in enumerate([(a, 57), (b, 31), (c, 31), (d, -4)], start=1)
+        [
+            struct.pack("<4q", *[match.pk] * 4),
+            struct.pack("<4i", *[month] * 4),
+            struct.pack("<4i", *[month] * 4),
+            struct.pack("<4d", *[10.0] * 4),
+            struct.pack("<4h", 1, 2, 3, 4),
+            struct.pack("<4d", *[float(score) for _, score in rows]),
+            struct.pack("<4q", *[player.pk for player, _ in rows]),
+        ]
     )
     assert march.inputs_count == 4
     assert march.inputs_sha256 == hashlib.sha256(packed).hexdigest()
