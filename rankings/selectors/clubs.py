@@ -101,6 +101,7 @@ def club_page(club_id: str, *, today: Month) -> ClubPage | None:
         members=_members(club, ordered),
         recent=list(
             match_list(club=club)
+            .select_related(None)  # the page shows no submission, replaced match or club
             .filter(voided_at__isnull=True)
             .order_by("-date_played", "-id")[:RECENT_MATCHES]
         ),
@@ -117,8 +118,9 @@ def _members(club: Club, lists: Iterable[ListInfo]) -> list[ClubMember]:
     by_id = {ranking_list.id: ranking_list for ranking_list in lists}
     entries: dict[int, dict[str, RankingEntry]] = defaultdict(dict)
     if players and by_id:
+        # By the members' ids: one probe each on (list, player), never a walk of the lists.
         for entry in RankingEntry.objects.filter(
-            ranking_list_id__in=list(by_id), player__club=club
+            ranking_list_id__in=list(by_id), player_id__in=[p.pk for p in players]
         ).order_by():
             entries[entry.player_id][by_id[entry.ranking_list_id].discipline] = entry
     members = [ClubMember(player=p, entries=entries.get(p.pk, {})) for p in players]

@@ -33,9 +33,9 @@ A filtered view is found from a bounded look at the matching registered players 
   row). With that many matching, a page passes a few thousand entries, usually far fewer.
 
 The ranking page pages a filtered view by cursor (the next 50 matches after a (rank, id));
-the API by number, with the exact count of matching entries (beyond
-:data:`EXACT_MATCHES` players: a count and an ``OFFSET`` walk, work that grows with the
-page's depth).
+the API by number, with the exact count of matching entries (up to :data:`MANY_PLAYERS`
+players: their places read by player as above; beyond: a count and an ``OFFSET`` walk,
+work that grows with the page's depth).
 """
 
 from __future__ import annotations
@@ -254,12 +254,14 @@ def _numbered_filtered_page(
 ) -> RankingPage:
     """Page ``page`` of a filtered view with the exact number of matching entries."""
     offset = (page - 1) * page_size
-    if count <= EXACT_MATCHES:
+    if count <= MANY_PLAYERS:
+        # A probe per matching player (at most 20,000, tens of milliseconds) beats
+        # counting by a walk of the whole list (every entry: hundreds of milliseconds).
         places = _places_of(ranking_list, ids)
         _out_of_range(page, offset, len(places), page_size)
         rows = _rows_of(places[offset : offset + page_size])
         return RankingPage(entries=rows, number=page, page_size=page_size, total=len(places))
-    check = sql.in_id_set(ids, condition) if count <= MANY_PLAYERS else sql.by_probe(condition)
+    check = sql.by_probe(condition)
     [passing] = sql.COUNT.rows(sql.count_passing(ranking_list.id, check))
     total = passing.count
     _out_of_range(page, offset, total, page_size)

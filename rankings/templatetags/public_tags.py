@@ -23,15 +23,15 @@ strings), and numbers are formatted as the template filters format them (``float
 from __future__ import annotations
 
 from collections.abc import Iterable
+from decimal import ROUND_HALF_UP, Decimal
 from html import escape
 from typing import Any
 from urllib.parse import quote as urlquote
 
 from django import template
 from django.template.base import FilterExpression, NodeList, Parser, Token, token_kwargs
-from django.template.defaultfilters import floatformat
 from django.urls import reverse
-from django.utils.formats import number_format
+from django.utils.formats import get_format, number_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
@@ -185,6 +185,53 @@ def ranking_rows(entries: Iterable[Any], urls: dict[str, str]) -> SafeString:
 
 
 @register.simple_tag
+def member_rows(members: Iterable[Any], lists: Iterable[Any], urls: dict[str, str]) -> SafeString:
+    """The club page's member rows (:class:`rankings.selectors.clubs.ClubMember`): the
+    player with their id, country, and per list (``lists``, the columns) their rank and
+    FLADUB, or a dash read as "unranked". Escaped as :func:`ranking_rows` escapes."""
+    player_url = escape(urls["player"])
+    disciplines = [ranking_list.discipline for ranking_list in lists]
+    separator = get_format("DECIMAL_SEPARATOR")
+    unranked = (
+        f'<td class="num"><span class="muted" aria-label="{escape(_("unranked"))}">'
+        "\N{EN DASH}</span></td>"
+    )
+    rows = []
+    for member in members:
+        player, entries = member.player, member.entries
+        cells = []
+        for discipline in disciplines:
+            entry = entries.get(discipline)
+            if entry is None or not entry.rank:
+                cells.append(unranked)
+                continue
+            fladub = f"{entry.fladub_cents // 100}{separator}{entry.fladub_cents % 100:02d}"
+            cells.append(
+                f'<td class="num">{entry.rank:d} '
+                f'<small class="muted">({escape(fladub)})</small></td>'
+            )
+        rows.append(
+            f'<tr><th scope="row"><a href="{player_url}{escape(urlquote(player.player_id))}/">'
+            f'{escape(player.name)}</a> <small class="pid">{escape(player.player_id)}</small></th>'
+            f"<td>{escape(player.country)}</td>{''.join(cells)}</tr>\n"
+        )
+    return mark_safe("".join(rows))  # noqa: S308 - every value above is escaped
+
+
+_CENT = Decimal("0.01")
+
+
+def two_places(value: float, separator: str) -> str:
+    """``value|floatformat:2`` without its per-call costs (the locale's formats looked up,
+    ``Decimal`` round trips through ``number_format``): rounded half up from the float's
+    shortest representation, a minus only if something is left after rounding, the
+    decimal ``separator`` of the reader's language (looked up once per table)."""
+    rounded = Decimal(repr(value)).quantize(_CENT, ROUND_HALF_UP)
+    text = f"{rounded.copy_abs():f}".replace(".", separator)
+    return f"-{text}" if rounded < 0 else text
+
+
+@register.simple_tag
 def counting_rows(results: Iterable[Any], urls: dict[str, str]) -> SafeString:
     """The rows of a player's counting results
     (:class:`rankings.selectors.counting_results.CountingResult`): date, club, category,
@@ -201,6 +248,7 @@ def counting_rows(results: Iterable[Any], urls: dict[str, str]) -> SafeString:
     drops_out, yes, no = escape(_("drops out")), escape(_("yes")), escape(_("no"))
     drops_out = f'<span class="muted">{drops_out}</span>'
     categories = dict(Category.choices)
+    separator = get_format("DECIMAL_SEPARATOR")
     best = (f'<span class="tag ok">{yes}</span>', f'<span class="muted">{no}</span>')
     rows = []
     for result in results:
@@ -208,7 +256,7 @@ def counting_rows(results: Iterable[Any], urls: dict[str, str]) -> SafeString:
         following = result.weight_next_twelfths
         next_month = (
             f'{following:d}/12 <small class="muted">= '
-            f"{escape(floatformat(result.weighted_next, 2))}</small>"
+            f"{escape(two_places(result.weighted_next, separator))}</small>"
             if following
             else drops_out
         )
@@ -221,9 +269,9 @@ def counting_rows(results: Iterable[Any], urls: dict[str, str]) -> SafeString:
             f"{escape(result.club_name)}</a></td>"
             f"<td>{escape(str(category))}</td>"
             f'<td class="table-cell">{_result_table(result, player_url, words)}</td>'
-            f'<td class="num">{escape(floatformat(result.points, 2))}</td>'
+            f'<td class="num">{escape(two_places(result.points, separator))}</td>'
             f'<td class="num"><span title="{twelfths:d}/12">{twelfths:d}/12</span></td>'
-            f'<td class="num strong">{escape(floatformat(result.weighted, 2))}</td>'
+            f'<td class="num strong">{escape(two_places(result.weighted, separator))}</td>'
             f'<td class="num">{next_month}</td>'
             f"<td>{best[0] if result.in_best else best[1]}</td>"
             "</tr>\n"

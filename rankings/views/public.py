@@ -466,5 +466,10 @@ def club(request: HttpRequest, club_id: str) -> HttpResponse:
     if found is None:
         raise Http404(_("No such club."))
     names = {code: info.name for code, info in DISCIPLINES.items()}
-    context = {"page": found, "discipline_names": names, "category_names": _category_names()}
+    context = {
+        "page": found,
+        "discipline_names": names,
+        "category_names": _category_names(),
+        "urls": _url_prefixes(),  # hundreds of player links: no reverse() for each
+    }
     return render(request, "rankings/club.html", context)

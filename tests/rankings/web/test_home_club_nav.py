@@ -177,3 +177,13 @@ def test_club_page_queries(client: Client, punctual_club, django_assert_max_num_
 
 def test_unknown_club_is_404(client: Client) -> None:
     assert client.get("/clubs/CLUB-NONE/").status_code == 404
+
+
+def test_club_members_link_their_pages_and_numbers_follow_the_language(
+    client: Client, punctual_club
+) -> None:
+    html = client.get("/clubs/CLUB-7/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    members = re.search(r'<table class="members">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
+    assert '<a href="/players/P-000001/">Player 01</a>' in members
+    assert "(100,00)" in members and "(100.00)" not in members
+    assert 'aria-label="ohne Platz"' in members  # Player 01 is not on the Austrian list
