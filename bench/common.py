@@ -98,6 +98,26 @@ def ensure_database(url: str) -> None:
     )
 
 
+def close_data(
+    database: str, scale: float, *, host: str, port: int, user: str, superuser: str
+) -> None:
+    """The data set of ``bench/close_month.py`` in ``database`` (``bench/close_data.py
+    ensure``, a child process: generated once, kept between runs), or exit with its last
+    line of output."""
+    command = [sys.executable, "bench/close_data.py", "ensure", "--database", database]
+    command += ["--host", host, "--port", str(port), "--user", user, "--superuser", superuser]
+    command += ["--scale", str(scale)]
+    try:
+        done = subprocess.run(
+            command, cwd=ROOT, text=True, capture_output=True, timeout=7200, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise SystemExit("preparing the close benchmark's data took over 2 hours") from None
+    if done.returncode != 0:
+        tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
+        raise SystemExit(f"preparing the close benchmark's data failed: {' '.join(tail)}")
+
+
 def migrated_database(url: str, env: dict[str, str], timeout: float) -> None:
     """:func:`ensure_database`, then ``manage.py migrate`` with ``env`` (its
     ``DATABASE_URL`` pointing at ``url``), within ``timeout`` seconds."""

@@ -61,6 +61,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import (  # noqa: E402
+    close_data,
     ensure_database,
     machine,
     run_main,
@@ -142,10 +143,14 @@ def prepare(args: argparse.Namespace) -> None:
         600,
     )
     print("the close benchmark's data (generated once, 3 to 10 minutes)", flush=True)
-    data = [sys.executable, "bench/close_data.py", "ensure", "--database", args.database]
-    data += ["--host", args.host, "--port", str(args.port), "--user", args.user]
-    data += ["--superuser", args.superuser, "--scale", str(args.scale)]
-    run_step("preparing the data", data, None, 7200)
+    close_data(
+        args.database,
+        args.scale,
+        host=args.host,
+        port=args.port,
+        user=args.user,
+        superuser=args.superuser,
+    )
     close = [sys.executable, "manage.py", "close_month", CLOSE_MONTH]
     close += ["--discipline", "fido", "--inline"]
     out = run_step("the close of 2026-03", close, manage_env(args), 3600)
@@ -220,7 +225,7 @@ def targets(conn: Any, seed: int) -> dict[str, Any]:
     players = window_players(conn, list_id, TOP_PLAYERS)
     if not players or club is None or not searches:
         raise SystemExit(f"{PROG}: the database holds no players with results, or no clubs")
-    deep = min(500_000, max(1, entries // 2))
+    deep = 500_000 if entries >= 500_000 else max(1, entries // 2)
     return {
         "list_id": list_id,
         "entries": entries,

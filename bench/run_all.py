@@ -5,8 +5,10 @@
     make bench BENCH_ARGS="--only close" # a subset: replay, close, pages, submit
 
 Each benchmark runs as its own process with the databases it documents (the close:
-``fido_bench_close`` and its siblings for other configurations; the pages: ``fido_bench``;
-the submissions: ``fido_bench_submit``), whatever ``DATABASE_URL`` the shell exports.
+``fido_bench_close`` and its siblings for other configurations; the pages and the
+submissions read and write the close's 1M / 12M data set, ``fido_bench_close``, after the
+close has run: ``--quick`` uses ``fido_bench_close_quick`` at ``--scale 0.01`` for all
+three), whatever ``DATABASE_URL`` the shell exports.
 The full run writes ``bench/results/*.json`` and rewrites the generated blocks of
 ``docs/performance.md``; ``--quick`` writes ``bench/results/quick/`` and leaves the docs
 alone. Every step runs even if one fails; the exit status is non-zero if any failed, and
@@ -36,10 +38,15 @@ def steps(quick: bool) -> list[tuple[str, list[str]]]:
                 "close_month.py --scale 0.01 --repeat 1 --explain "
                 f"--database fido_bench_close_quick --out {out}/close_month.json",
             ),
-            ("pages", f"pages.py --requests 100 --warmup 10 --out {out}/pages.json"),
+            (
+                "pages",
+                "pages.py --scale 0.01 --requests 20 --warmup 2 --explain "
+                f"--database fido_bench_close_quick --out {out}/pages.json",
+            ),
             (
                 "submit",
-                f"submit.py --matches 200 --duration 10 --scenario 1x4 --out {out}/submit.json",
+                "submit.py --scale 0.01 --database fido_bench_close_quick --matches 200 "
+                f"--duration 10 --scenario 1x8 --scenario 10x2 --out {out}/submit.json",
             ),
         ]
     else:
@@ -56,8 +63,12 @@ def steps(quick: bool) -> list[tuple[str, list[str]]]:
                 "close_month.py --lists 12 --repeat 3 --update-docs "
                 "--database fido_bench_close_lists12",
             ),
-            ("pages", "pages.py --requests 2000 --update-docs"),
-            ("submit", "submit.py --matches 9000 --duration 30 --update-docs"),
+            ("pages", "pages.py --requests 200 --explain --update-docs"),
+            (
+                "submit",
+                "submit.py --matches 9000 --duration 30 --scenario 1x4 --scenario 1x8 "
+                "--scenario 1x16 --scenario 10x2 --update-docs",
+            ),
         ]
     commands = []
     for name, line in table:
