@@ -97,3 +97,9 @@ def test_the_seal_is_shown_on_the_page_in_the_api_and_in_the_feed(client, march)
     }
     feed = client.get("/feeds/lists.atom").content.decode()
     assert f"SHA-256 of the CSV download: {march.content_sha256}." in feed
+
+
+def test_the_seal_footer_speaks_german(client, march) -> None:
+    page = client.get("/ranking/fido/2026-03/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "Diese Liste prüfen" in page and "SHA-256 des CSV-Downloads" in page
+    assert "SHA-256 der 4 Ergebnisse, aus denen sie berechnet wurde" in page
