@@ -125,9 +125,9 @@ def seed() -> list[dict[str, Any]]:
     django.setup()
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
-    from rest_framework.authtoken.models import Token
 
     from matches.models import Club, Player, Secretary
+    from matches.services.tokens import token_issue, tokens_revoke_for
 
     user_model = get_user_model()
     club_ids = [f"CLUB-B{n:03d}" for n in range(N_CLUBS)]
@@ -154,15 +154,10 @@ def seed() -> list[dict[str, Any]]:
         [Secretary(user=users[f"bench-{c}"], club=clubs[c]) for c in club_ids],
         ignore_conflicts=True,
     )
-    Token.objects.bulk_create(
-        [Token(user=users[f"bench-{c}"], key=Token.generate_key()) for c in club_ids],
-        ignore_conflicts=True,
-    )
-    tokens = dict(
-        Token.objects.filter(user__username__startswith="bench-").values_list(
-            "user__username", "key"
-        )
-    )
+    # Keys are stored hashed (only shown when issued): a fresh one per club and run.
+    for user in users.values():
+        tokens_revoke_for(user=user)
+    tokens = {name: token_issue(user=user)[0] for name, user in users.items()}
     return [
         {
             "club": c,

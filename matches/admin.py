@@ -16,9 +16,11 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils import timezone
 
 from . import clock
 from .models import (
+    ApiKey,
     ClosedMonth,
     Club,
     Match,
@@ -259,3 +261,23 @@ class SubmissionAdmin(ReadOnlyAdmin):
 @admin.register(ClosedMonth)
 class ClosedMonthAdmin(ReadOnlyAdmin):
     list_display = ["discipline", "month", "closed_at", "closed_by"]
+
+
+@admin.register(ApiKey)
+class ApiKeyAdmin(admin.ModelAdmin):
+    """API tokens: only their digest is stored, so nothing here can reveal a key. An admin
+    revokes keys (a lost laptop, a secretary leaving); keys are issued by the API only."""
+
+    list_display = ("user", "prefix", "created_at", "expires_at", "revoked_at")
+    list_filter = ("revoked_at",)
+    search_fields = ("user__username", "prefix")
+    readonly_fields = ("user", "digest", "prefix", "created_at", "expires_at", "revoked_at")
+    actions = ("revoke",)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Revoke the selected API tokens")
+    def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
+        ended = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
+        self.message_user(request, f"{ended} token(s) revoked.", messages.SUCCESS)

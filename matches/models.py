@@ -398,3 +398,25 @@ class IdempotencyRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} {self.key}"
+
+
+class ApiKey(models.Model):
+    """An API token, stored as the SHA-256 digest of its key only (the key is shown once,
+    when issued: :mod:`matches.services.tokens`), with an expiry and a revocation time."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys"
+    )
+    digest = models.CharField(max_length=64, unique=True)
+    prefix = models.CharField(
+        max_length=8, help_text="the key's first characters, to tell keys apart"
+    )
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("API token")
+
+    def __str__(self) -> str:
+        return f"{self.user} {self.prefix}…"

@@ -37,6 +37,7 @@ Nothing here decides anything about the domain; a query a page runs once stays o
 
 from __future__ import annotations
 
+import hashlib
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -46,9 +47,9 @@ from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
 from django.db import connection, models
-from rest_framework.authtoken.models import Token
+from django.utils import timezone
 
-from .models import ClosedMonth, Club, Match, Player, Secretary
+from .models import ApiKey, ClosedMonth, Club, Match, Player, Secretary
 
 try:
     import psycopg
@@ -336,7 +337,9 @@ class TokenOwner:
 
 def token_owner(key: str) -> TokenOwner | None:
     """The owner of API token ``key`` with their clubs, in ONE statement (None: no such
-    token). The user's columns come first in each row, then a club's (NULL without one)."""
+    token, or revoked, or expired; keys are looked up by their SHA-256 digest, the only
+    form stored: :mod:`matches.services.tokens`). The user's columns come first in each
+    row, then a club's (NULL without one)."""
     user_model = get_user_model()
     users, clubs, secretaries = table(user_model), table(Club), table(Secretary)
     rows = execute(
@@ -344,9 +347,13 @@ def token_owner(key: str) -> TokenOwner | None:
             f"SELECT {column_list(user_model)}, {column_list(Club)} "  # noqa: S608
             f"FROM {users} LEFT JOIN {secretaries} ON {secretaries}.user_id = {users}.id "
             f"LEFT JOIN {clubs} ON {clubs}.id = {secretaries}.club_id "
-            f"WHERE {users}.id = (SELECT user_id FROM {table(Token)} "
-            f"WHERE key = %(key)s) ORDER BY {clubs}.club_id",
-            {"key": key},
+            f"WHERE {users}.id = (SELECT user_id FROM {table(ApiKey)} "
+            f"WHERE digest = %(digest)s AND revoked_at IS NULL AND expires_at > %(now)s) "
+            f"ORDER BY {clubs}.club_id",
+            {
+                "digest": hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest(),
+                "now": timezone.now(),
+            },
         )
     )
     if not rows:

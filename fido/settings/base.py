@@ -132,6 +132,8 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
 
 # Uploads: the request body limit protects the server; the CSV upload has its own limit.
+# API tokens expire this many days after they are issued (docs/api.md).
+FIDO_TOKEN_DAYS = env.int("FIDO_TOKEN_DAYS", default=90)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("FIDO_MAX_UPLOAD_BYTES", default=5 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 

@@ -51,8 +51,8 @@ from drf_spectacular.utils import (
     extend_schema,
     extend_schema_field,
 )
-from rest_framework import serializers, status
-from rest_framework.authentication import SessionAuthentication
+from rest_framework import exceptions, serializers, status
+from rest_framework.authentication import SessionAuthentication, get_authorization_header
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
 from rest_framework.pagination import PageNumberPagination
@@ -74,6 +74,7 @@ from matches.models import (
     Status,
 )
 from matches.months import Month, deadline, local_month
+from matches.services.tokens import token_issue, token_revoke
 from matches.validation import MAX_ID_LENGTH, MAX_PLAYERS_PER_SIDE, InvalidSubmission, Problem
 
 from .auth import FastTokenAuthentication, caller_clubs
@@ -319,13 +320,16 @@ def _visible_match(request: Request, pk: int) -> Match:
 
 
 class TokenAPI(ObtainAuthToken):
-    """``POST /api/auth/token``: DRF's ``obtain_auth_token``, throttled, no session needed."""
+    """``POST /api/auth/token``: a NEW token for a username and password, shown this once
+    (only its digest is stored), expiring after ``FIDO_TOKEN_DAYS``; throttled, no session
+    needed. ``DELETE /api/auth/token`` with ``Authorization: Token <key>`` revokes that key."""
 
     authentication_classes: list[Any] = []
     throttle_classes = [AnonThrottle, UserThrottle]
 
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField(help_text="send as 'Authorization: Token <token>'")
+        expires_at = serializers.DateTimeField(help_text="ask for a new token before then")
 
         class Meta:
             ref_name = "AuthTokenResponse"
@@ -338,7 +342,29 @@ class TokenAPI(ObtainAuthToken):
         tags=["auth"],
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
-        return super().post(request, *args, **kwargs)
+        serializer = self.get_serializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        key, record = token_issue(user=serializer.validated_data["user"])
+        return Response({"token": key, "expires_at": record.expires_at})
+
+    @extend_schema(
+        operation_id="auth_token_revoke",
+        summary="Revoke the API token sent in the Authorization header",
+        request=None,
+        responses={204: None, 401: ErrorsSerializer},
+        tags=["auth"],
+    )
+    def delete(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        parts = get_authorization_header(request).split()
+        if (
+            len(parts) == 2
+            and parts[0].lower() == b"token"
+            and token_revoke(key=parts[1].decode("latin-1"))
+        ):
+            return Response(status=status.HTTP_204_NO_CONTENT)
+        raise exceptions.AuthenticationFailed(
+            "send the token to revoke as 'Authorization: Token <key>'"
+        )
 
 
 class MatchListAPI(_AuthenticatedAPI):

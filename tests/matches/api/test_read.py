@@ -185,11 +185,11 @@ def test_me_needs_a_login(api):
 
 
 def test_me_with_a_token(api, secretary):
-    from rest_framework.authtoken.models import Token
+    from matches.services.tokens import token_issue
 
-    token = Token.objects.create(user=secretary)
+    key, _record = token_issue(user=secretary)
 
-    response = api.get("/api/me", headers={"Authorization": f"Token {token.key}"})
+    response = api.get("/api/me", headers={"Authorization": f"Token {key}"})
 
     assert response.status_code == 200
     assert response.json()["clubs"][0]["club_id"] == "CLUB-7"

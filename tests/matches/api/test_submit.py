@@ -6,9 +6,9 @@ import datetime as dt
 import json
 
 import pytest
-from rest_framework.authtoken.models import Token
 
-from matches.models import Match, MatchEvent, Side, SideMember, Submission
+from matches.models import ApiKey, Match, MatchEvent, Side, SideMember, Submission
+from matches.services.tokens import token_digest
 from tests.matches.api.conftest import BERLIN, counts, errors_at
 from tests.matches.factories import SecretaryFactory, UserFactory, match_payload
 
@@ -160,7 +160,7 @@ def test_a_token_from_the_token_endpoint_works(api, secretary, table):
     )
     assert response.status_code == 200, response.json()
     token = response.json()["token"]
-    assert token == Token.objects.get(user=secretary).key
+    assert ApiKey.objects.get(user=secretary).digest == token_digest(token)  # hashed at rest
 
     submitted = post(api, table(), Authorization=f"Token {token}")
 
@@ -175,7 +175,7 @@ def test_a_wrong_password_gets_no_token(api, secretary):
 
     assert response.status_code == 400
     assert errors_at(response) == [""]
-    assert not Token.objects.exists()
+    assert not ApiKey.objects.exists()
 
 
 def test_session_login_works(api, secretary, table):

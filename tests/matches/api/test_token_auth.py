@@ -8,10 +8,10 @@ import json
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
-from rest_framework.authtoken.models import Token
 
 from matches.apis.auth import ApiToken, FastTokenAuthentication
 from matches.selectors import secretary_clubs
+from matches.services.tokens import token_issue
 from tests.matches.api.conftest import counts, errors_at
 from tests.matches.factories import ClubFactory, SecretaryFactory, UserFactory
 
@@ -30,7 +30,7 @@ def post(api, body, token):
 def test_a_secretary_of_two_clubs_submits_for_either_and_no_other(api, club, secretary, table):
     second = ClubFactory(club_id="CLUB-2ND")
     SecretaryFactory(user=secretary, club=second)
-    token = Token.objects.create(user=secretary).key
+    token = token_issue(user=secretary)[0]
 
     assert post(api, table(id="own"), token).status_code == 201
     foreign = table(id="foreign")
@@ -43,7 +43,7 @@ def test_a_secretary_of_two_clubs_submits_for_either_and_no_other(api, club, sec
 
 
 def test_an_inactive_user_is_401(api, secretary, table):
-    token = Token.objects.create(user=secretary).key
+    token = token_issue(user=secretary)[0]
     secretary.is_active = False
     secretary.save()
 
@@ -55,7 +55,7 @@ def test_an_inactive_user_is_401(api, secretary, table):
 
 
 def test_a_token_of_a_user_without_a_club_is_403(api, table):
-    token = Token.objects.create(user=UserFactory()).key
+    token = token_issue(user=UserFactory())[0]
 
     response = post(api, table(), token)
 
@@ -64,7 +64,7 @@ def test_a_token_of_a_user_without_a_club_is_403(api, table):
 
 
 def test_the_clubs_come_with_the_user(api, secretary, table):
-    token = Token.objects.create(user=secretary).key
+    token = token_issue(user=secretary)[0]
     with CaptureQueriesContext(connection) as queries:
         response = post(api, table(), token)
 
@@ -88,7 +88,7 @@ def test_an_unknown_token_is_401_in_the_callers_language(api, table):
 def test_the_clubs_travel_as_an_explicit_object_not_on_the_user(club, secretary):
     second = ClubFactory(club_id="CLUB-2ND")
     SecretaryFactory(user=secretary, club=second)
-    key = Token.objects.create(user=secretary).key
+    key = token_issue(user=secretary)[0]
 
     user, auth = FastTokenAuthentication().authenticate_credentials(key)
 
