@@ -22,8 +22,8 @@ What it does, every step bounded and on the loopback interface only:
 3. Starts gunicorn as deploy/ does (``-c deploy/gunicorn.conf.py``, ``--workers`` and
    ``--threads`` as there: a process per CPU, 4 threads) on the production settings
    (``fido.settings.production``: ``DEBUG`` off, Redis cache; TLS redirect off, plain HTTP
-   on the loopback), with the per-user throttle raised through ``FIDO_THROTTLE_USER`` (the
-   submissions scope falls back to it), waits for ``/healthz``.
+   on the loopback), with the per-user throttles raised through ``FIDO_THROTTLE_USER`` and
+   ``FIDO_THROTTLE_SUBMISSIONS``, waits for ``/healthz``.
 4. For each ``--scenario BATCHxCLIENTS`` (default ``1x4``, ``1x8``, ``1x16``: one match a
    request from 4, 8 and 16 clients; ``10x2``: batches of 10 from 2 clients): the
    clients (2 processes of threads, one keep-alive HTTP connection and one secretary
@@ -624,6 +624,7 @@ def main() -> None:
         "DATABASE_URL": database_url,
         "REDIS_URL": redis_url,
         "FIDO_THROTTLE_USER": "10000000/min",
+        "FIDO_THROTTLE_SUBMISSIONS": "10000000/min",
         "DJANGO_SETTINGS_MODULE": "fido.settings.base",
         "DEBUG": "false",
         "LOG_LEVEL": "WARNING",

@@ -68,7 +68,8 @@ class TextBoundaryMiddleware:
             for name, reason in refused
         )
         title = escape(_("This request cannot be accepted"))
+        advice = escape(_("Nothing was stored. Go back, correct the text and try again."))
         return HttpResponseBadRequest(
             f"<!doctype html><title>{title}</title><h1>{title}</h1><ul>{lines}</ul>"
-            f"<p>{escape(_('Nothing was stored. Go back, correct the text and try again.'))}</p>"
+            f"<p>{advice}</p>"
         )

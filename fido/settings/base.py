@@ -44,6 +44,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "axes",
     "matches",
     "rankings",
 ]
@@ -59,6 +60,7 @@ MIDDLEWARE = [
     "fido.middleware.TextBoundaryMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as Axes requires
 ]
 
 ROOT_URLCONF = "fido.urls"
@@ -132,6 +134,18 @@ LOGIN_REDIRECT_URL = "/"
 LOGOUT_REDIRECT_URL = "/"
 
 # Uploads: the request body limit protects the server; the CSV upload has its own limit.
+# Brute force (fido/lockout.py): failed logins per address and, separately, per account.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("FIDO_LOGIN_FAILURES", default=10)
+AXES_LOCKOUT_PARAMETERS = ["ip_address", "username"]
+AXES_COOLOFF_TIME = "fido.lockout.cool_off"
+AXES_LOCKOUT_CALLABLE = "fido.lockout.lockout_response"
+AXES_RESET_ON_SUCCESS = False
+AXES_VERBOSE = False
+
 # API tokens expire this many days after they are issued (docs/api.md).
 FIDO_TOKEN_DAYS = env.int("FIDO_TOKEN_DAYS", default=90)
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("FIDO_MAX_UPLOAD_BYTES", default=5 * 1024 * 1024)
@@ -215,6 +229,10 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": env("FIDO_THROTTLE_ANON", default="600/min"),
         "user": env("FIDO_THROTTLE_USER", default="6000/min"),
+        # POSTs per user (docs/api.md): a club's secretary or its software sends a few
+        # requests a minute, a batch of up to 500 matches each; a script guessing ids or
+        # flooding single matches is held to two a second.
+        "submissions": env("FIDO_THROTTLE_SUBMISSIONS", default="120/min"),
     },
 }
 

@@ -62,6 +62,7 @@ from rest_framework.response import Response
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
+from fido.lockout import lockout_response
 from matches import clock, selectors, services
 from matches.models import (
     MAX_SIDES,
@@ -343,7 +344,12 @@ class TokenAPI(ObtainAuthToken):
     )
     def post(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         serializer = self.get_serializer(data=request.data)
-        serializer.is_valid(raise_exception=True)
+        if not serializer.is_valid():
+            # Axes marks the request it was given (this DRF request) when the address or
+            # the account is locked out, or now is: a 429, whatever the password.
+            if getattr(request, "axes_locked_out", False):
+                return lockout_response(request)  # type: ignore[arg-type,return-value]
+            raise exceptions.ValidationError(serializer.errors)
         key, record = token_issue(user=serializer.validated_data["user"])
         return Response({"token": key, "expires_at": record.expires_at})
 
