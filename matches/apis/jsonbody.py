@@ -22,7 +22,7 @@ from django.core.exceptions import RequestDataTooBig
 from rest_framework.exceptions import ParseError
 from rest_framework.request import Request
 
-from fido.text import bad_strings
+from fido.text import json_text_problems
 from matches.validation import Problem
 
 from .errors import ApiProblems, PayloadTooLarge
@@ -39,20 +39,21 @@ def raw_body(request: Request) -> bytes:
 
 
 def json_body(request: Request) -> Any:
-    document = _decoded(raw_body(request))
-    refused = [Problem(path, reason) for path, reason in bad_strings(document)]
+    text, document = _decoded(raw_body(request))
+    refused = [Problem(path, reason) for path, reason in json_text_problems(text, document)]
     if refused:
         raise ApiProblems(refused[:50])
     return document
 
 
-def _decoded(body: bytes) -> Any:
+def _decoded(body: bytes) -> tuple[str, Any]:
     if not body.strip():
         raise ParseError("the request body is empty: send a JSON object")
     try:
         # Decoded here, strictly: json.loads would guess UTF-16 and UTF-32 from raw bytes,
         # and the API accepts one encoding, UTF-8 (as RFC 8259 requires between systems).
-        return json.loads(body.decode("utf-8"))
+        text = body.decode("utf-8")
+        return text, json.loads(text)
     except UnicodeDecodeError as exc:
         raise ParseError("the request body is not UTF-8 text") from exc
     except json.JSONDecodeError as exc:

@@ -30,7 +30,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from fido.text import bad_strings
+from fido.text import json_text_problems
 from matches.rules import IllegalMove, RecordError, replay
 from matches.rules.record import MAX_RECORD_BYTES
 
@@ -101,7 +101,8 @@ class RecordReplayAPI(APIView):
                 status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
             )
         try:
-            data = json.loads(body.decode("utf-8-sig"))
+            text = body.decode("utf-8-sig")
+            data = json.loads(text)
         except UnicodeDecodeError:
             return _errors("", "the body is not UTF-8 text")
         except json.JSONDecodeError as exc:
@@ -110,7 +111,7 @@ class RecordReplayAPI(APIView):
             )
         except RecursionError:
             return _errors("", "the JSON is nested too deeply")
-        for path, reason in bad_strings(data):
+        for path, reason in json_text_problems(text, data):
             return _errors(path, reason)
         partial = request.query_params.get("partial", "").lower() in ("1", "true", "yes")
         try:

@@ -34,7 +34,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
-from fido.text import bad_strings
+from fido.text import json_text_problems
 
 from ..models import Match
 from ..rules import render as layout_render
@@ -206,7 +206,7 @@ def _viewer_post(request: HttpRequest, context: dict[str, Any]) -> HttpResponse:
         return _refused(request, context, form, Refusal(message))
     except RecursionError:
         return _refused(request, context, form, Refusal(_("The JSON is nested too deeply.")))
-    for path, reason in bad_strings(data):
+    for path, reason in json_text_problems(text, data):
         return _refused(request, context, form, Refusal(reason, path=path))
     outcome = _replay(data, partial=bool(form.cleaned_data.get("partial")))
     if isinstance(outcome, Refusal):
