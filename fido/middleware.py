@@ -70,6 +70,5 @@ class TextBoundaryMiddleware:
         title = escape(_("This request cannot be accepted"))
         advice = escape(_("Nothing was stored. Go back, correct the text and try again."))
         return HttpResponseBadRequest(
-            f"<!doctype html><title>{title}</title><h1>{title}</h1><ul>{lines}</ul>"
-            f"<p>{advice}</p>"
+            f"<!doctype html><title>{title}</title><h1>{title}</h1><ul>{lines}</ul><p>{advice}</p>"
         )
