@@ -288,3 +288,37 @@ def test_fixed_rounds_half_away_from_zero() -> None:
     assert fixed(0.125, 2) == "0.13"
     assert fixed(17.5, 4) == "17.5000"
     assert (cents_text(917), cents_text(5), cents_text(1000)) == ("9.17", "0.05", "10.00")
+
+
+@pytest.mark.parametrize("player_id", ["P-A", "P-B", "P-C", "P-D", "P-E", "P-F"])
+@pytest.mark.parametrize("month", [None, "2026-03"])
+def test_counting_results_are_written_as_their_serializer_writes_them(
+    client, published, player_id: str, month: str | None
+) -> None:
+    """The API writes a player's results without the serializer (its CPU, for hundreds of
+    results); the serializer stays the schema, and the two must agree field for field."""
+    from rest_framework.renderers import JSONRenderer
+
+    from matches.models import Player
+    from matches.months import Month
+    from rankings.apis.players import BreakdownOutput
+    from rankings.selectors.counting_results import counting_results
+
+    query = {"month": month} if month else {}
+    body = client.get(f"/api/rankings/fido/players/{player_id}/results", query).json()
+    found = counting_results(
+        Player.objects.get(player_id=player_id).pk,
+        discipline="fido",
+        month=Month.parse(month or "2026-04"),
+    )
+    assert found.results or player_id in {"P-E", "P-F"}  # (Vienna played in April only)
+    expected = BreakdownOutput(
+        {
+            "player_id": player_id,
+            "discipline": "fido",
+            "month": found.month,
+            "fladub": found.fladub,
+            "results": found.results,
+        }
+    ).data
+    assert body == json.loads(JSONRenderer().render(expected))
