@@ -16,6 +16,10 @@ downloads), on GET and HEAD:
   without reading the list tables: which list (and seal) a URL shows is kept in Django's
   cache (a year for a month, :data:`CURRENT_MAX_AGE` for the current list), filled by
   the first request.
+- HTML pages (``list_cached(page=True)``) are ``private`` (same max-ages, browsers only):
+  every page carries a CSRF token in its language form and, for a new visitor, the
+  ``csrftoken`` cookie; a shared cache must not hand one visitor's token or cookie to the
+  next. The API and the downloads carry neither and are ``public``.
 - Requests from signed-in users are not marked public (the page shows their menu): they
   get ``Cache-Control: private, no-cache`` and still an ETag.
 - Unknown disciplines and months fall through to the view (its 4xx); nothing is cached
@@ -119,15 +123,18 @@ def _matches(request: HttpRequest, etag: str) -> bool:
     return any(t.strip().removeprefix("W/") == bare for t in header.split(","))
 
 
-def _stamp(response: HttpResponse, request: HttpRequest, etag: str, *, month: str | None) -> None:
+def _stamp(
+    response: HttpResponse, request: HttpRequest, etag: str, *, month: str | None, page: bool
+) -> None:
     response["ETag"] = etag
     signed_in = getattr(getattr(request, "user", None), "is_authenticated", False)
     if signed_in:
-        response["Cache-Control"] = "private, no-cache"
+        control = "private, no-cache"
     elif month is None:
-        response["Cache-Control"] = f"public, max-age={CURRENT_MAX_AGE}"
+        control = f"public, max-age={CURRENT_MAX_AGE}"
     else:
-        response["Cache-Control"] = IMMUTABLE
+        control = IMMUTABLE
+    response["Cache-Control"] = control.replace("public", "private") if page else control
     patch_vary_headers(response, ["Accept-Language"])
 
 
@@ -137,7 +144,9 @@ def shows(response: Any, ranking_list: ListInfo | None) -> Any:
     return response
 
 
-def list_cached(*, fmt_kwarg: str | None = None) -> Callable[[Callable[..., Any]], Any]:
+def list_cached(
+    *, fmt_kwarg: str | None = None, page: bool = False
+) -> Callable[[Callable[..., Any]], Any]:
     """Decorate a view taking ``discipline`` and optionally ``month`` (and ``fmt_kwarg``)
     whose responses name the list they show (:func:`shows`). A conditional request looks
     the tag up first (the cache, else one query); a plain one takes it from the response."""
@@ -153,7 +162,7 @@ def list_cached(*, fmt_kwarg: str | None = None) -> Callable[[Callable[..., Any]
                 tag = _lookup(discipline, month)
                 if tag is not None and _matches(request, etag := _etag(request, tag, fmt)):
                     response: HttpResponse = HttpResponseNotModified()
-                    _stamp(response, request, etag, month=month)
+                    _stamp(response, request, etag, month=month, page=page)
                     return response
             response = view(request, *args, **kwargs)
             shown: ListInfo | None = getattr(response, "fido_list", None)
@@ -165,7 +174,7 @@ def list_cached(*, fmt_kwarg: str | None = None) -> Callable[[Callable[..., Any]
                 digest = base64.b64encode(bytes.fromhex(tag)).decode()
                 response["Digest"] = f"sha-256={digest}"
                 response["Repr-Digest"] = f"sha-256=:{digest}:"
-            _stamp(response, request, _etag(request, tag, fmt), month=month)
+            _stamp(response, request, _etag(request, tag, fmt), month=month, page=page)
             return response
 
         return wrapped

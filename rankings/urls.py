@@ -14,8 +14,12 @@ app_name = "rankings"
 _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
     # (route, view, name); templates and tests reverse the names.
     # A published list's pages carry an ETag and Cache-Control (rankings.http_cache).
-    ("ranking/<str:discipline>/", list_cached()(public.ranking), "ranking"),
-    ("ranking/<str:discipline>/<str:month>/", list_cached()(public.ranking), "ranking_month"),
+    ("ranking/<str:discipline>/", list_cached(page=True)(public.ranking), "ranking"),
+    (
+        "ranking/<str:discipline>/<str:month>/",
+        list_cached(page=True)(public.ranking),
+        "ranking_month",
+    ),
     ("players/<str:player_id>/", public.player, "player"),
     ("players/<str:player_id>/badge.svg", public.player_badge, "player_badge"),
     ("clubs/", public.clubs, "clubs"),

@@ -61,9 +61,21 @@ def test_a_conditional_get_answers_304_without_reading_the_list_tables(client, m
     assert again["ETag"] == etag
     assert _list_queries(captured) == []
     expected = IMMUTABLE if url in MONTH_URLS or url.endswith(".csv") else None
-    assert again["Cache-Control"] == (expected or f"public, max-age={CURRENT_MAX_AGE}")
+    expected = expected or f"public, max-age={CURRENT_MAX_AGE}"
+    if url.startswith("/ranking/"):  # pages: browsers only (a CSRF token in the page)
+        expected = expected.replace("public", "private")
+    assert again["Cache-Control"] == first["Cache-Control"] == expected
     # Another tag (an older copy) gets the whole response.
     assert client.get(url, HTTP_IF_NONE_MATCH='"something-else"').status_code == 200
+
+
+def test_pages_are_not_left_to_shared_caches(client, march) -> None:
+    page = client.get("/ranking/fido/2026-03/")
+    assert "csrfmiddlewaretoken" in page.content.decode()
+    assert page["Cache-Control"] == "private, max-age=31536000, immutable"
+    assert "csrftoken" in page.cookies
+    api = client.get("/api/rankings/fido/2026-03")
+    assert api["Cache-Control"] == IMMUTABLE and not api.cookies
 
 
 def test_each_representation_has_its_own_tag(client, march) -> None:
