@@ -72,3 +72,30 @@ class TextBoundaryMiddleware:
         return HttpResponseBadRequest(
             f"<!doctype html><title>{title}</title><h1>{title}</h1><ul>{lines}</ul><p>{advice}</p>"
         )
+
+
+class ApiNotFoundMiddleware:
+    """Every answer under ``/api/`` in the API's JSON error shape: a path no API route
+    matches (``/api/matches/null,null``) gets a JSON 404, not the site's HTML page."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            request.path.startswith("/api/")
+            and response.status_code in (404, 405)
+            and not response.get("Content-Type", "").startswith("application/json")
+        ):
+            message = (
+                "no API endpoint at this path: see /api/schema/"
+                if response.status_code == 404
+                else "this method is not allowed here: see /api/schema/"
+            )
+            json = JsonResponse({"errors": [{"path": "", "message": message}]}, status=404)
+            json.status_code = response.status_code
+            if response.has_header("Allow"):
+                json["Allow"] = response["Allow"]
+            return json
+        return response

@@ -7,7 +7,9 @@ is in words a secretary understands; so the submission endpoints read the body h
 - :func:`raw_body`: the bytes, or :class:`~matches.apis.errors.PayloadTooLarge` (413) when
   the body is larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE`` (Django checks the declared
   length before reading anything).
-- :func:`json_body`: the decoded document, or ``ParseError`` (400) naming the problem;
+- :func:`json_body`: the decoded document; 415 unless the body is declared
+  ``application/json`` (one accepted request encoding: issue 16, item 10, ``text/plain``
+  and UTF-16 bodies were read too); or ``ParseError`` (400) naming the problem;
   or :class:`~matches.apis.errors.ApiProblems` (400) listing every string (value or key)
   that holds a character no field accepts (:mod:`fido.text`), each with its path: text is
   checked here, once, before any field reaches a query or a stored error body.
@@ -19,6 +21,7 @@ import json
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
+from rest_framework import exceptions
 from rest_framework.exceptions import ParseError
 from rest_framework.request import Request
 
@@ -38,7 +41,23 @@ def raw_body(request: Request) -> bytes:
         ) from exc
 
 
+class UnsupportedBody(exceptions.UnsupportedMediaType):
+    """415: the API accepts one request encoding, UTF-8 JSON (``application/json``)."""
+
+
+def check_media_type(request: Request) -> None:
+    media = (request.content_type or "").split(";", 1)[0].strip().lower()
+    if media != "application/json" and not (
+        media.startswith("application/") and media.endswith("+json")
+    ):
+        raise UnsupportedBody(
+            media or "none",
+            detail=f"send the body as JSON (Content-Type: application/json), not {media or 'none'}",
+        )
+
+
 def json_body(request: Request) -> Any:
+    check_media_type(request)
     text, document = _decoded(raw_body(request))
     refused = [Problem(path, reason) for path, reason in json_text_problems(text, document)]
     if refused:

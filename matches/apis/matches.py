@@ -470,6 +470,7 @@ class MatchListAPI(_AuthenticatedAPI):
             ),
             **_ERROR_RESPONSES,
             413: OpenApiResponse(ErrorsSerializer, description="body too large"),
+            415: OpenApiResponse(ErrorsSerializer, description="body not application/json"),
             422: OpenApiResponse(ErrorsSerializer, description="Idempotency-Key reused"),
         },
         examples=[
@@ -617,6 +618,7 @@ def _match_write_responses(code: int) -> dict[int | str, Any]:
     return {
         code: MatchOutputSerializer,
         404: ErrorsSerializer,
+        415: ErrorsSerializer,
         422: ErrorsSerializer,
         **_ERROR_RESPONSES,
     }

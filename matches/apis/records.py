@@ -34,6 +34,8 @@ from fido.text import json_text_problems
 from matches.rules import IllegalMove, RecordError, replay
 from matches.rules.record import MAX_RECORD_BYTES
 
+from .jsonbody import check_media_type
+
 #: RULES.md section 2 style: a three-player double-6 game that ends with A's last tile (the
 #: schema's example; the record viewer's tests replay it too).
 EXAMPLE_RECORD = {
@@ -85,11 +87,13 @@ class RecordReplayAPI(APIView):
             200: OpenApiTypes.OBJECT,
             400: _ERRORS,
             413: _ERRORS,
+            415: _ERRORS,
         },
         examples=[OpenApiExample("A three-player double-6 game", value=EXAMPLE_RECORD)],
         tags=["records"],
     )
     def post(self, request: Request) -> Response:
+        check_media_type(request)
         try:
             body = request.body  # Django enforces DATA_UPLOAD_MAX_MEMORY_SIZE here
         except RequestDataTooBig:
