@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from celery import Celery
+from celery.schedules import crontab
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fido.settings.production")
 
@@ -33,6 +34,19 @@ def ensure_embedded_folders() -> None:
         Path(backend.removeprefix("file://")).mkdir(parents=True, exist_ok=True)
 
 
+# Every few minutes: close each discipline's month whose deadline passed more than
+# FIDO_CLOSE_DELAY minutes ago. The task compares aware instants (the deadline is the first
+# instant of the next month in FIDO_TIMEZONE), so it is right across daylight-saving changes.
+# Here rather than in the settings, so that loading the settings does not import Celery.
+BEAT_SCHEDULE: dict[str, dict[str, object]] = {
+    "rankings-due-months-close": {
+        "task": "rankings.due_months_close",
+        "schedule": crontab(minute="*/5"),
+    },
+}
+
+
 @app.on_after_configure.connect
 def _on_after_configure(sender: Celery, **_: object) -> None:
     ensure_embedded_folders()
+    sender.conf.beat_schedule = {**BEAT_SCHEDULE, **(sender.conf.beat_schedule or {})}

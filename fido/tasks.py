@@ -6,6 +6,7 @@ from celery import shared_task
 from django.db import connection
 
 from . import sql
+from .celery import app as _app  # noqa: F401  (the tasks below bind to this app)
 
 
 @shared_task(name="fido.ping")

@@ -12,9 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from django.db import transaction
-from kombu.exceptions import OperationalError as BrokerError
 
-from fido.celery import app
 from matches.months import Month
 
 MONTH_CLOSE = "rankings.month_close"
@@ -31,6 +29,12 @@ def month_close_send(
 ) -> None:
     """After commit, send the close of ``month`` of ``discipline`` (recorded as run
     ``run_id``) to a worker as task ``task_id``."""
+
+    # Celery (and kombu, redis) load here, on the first send: a process that never
+    # enqueues, such as ``close_month --inline``, starts without them.
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from fido.celery import app
 
     def send() -> None:
         try:

@@ -9,7 +9,7 @@ message unacknowledged and the broker hands it to another worker (Redis: after
 ``CELERY_VISIBILITY_TIMEOUT``), whose run cleans up the dead one's attempt. Transient
 database or broker errors retry with exponential backoff; a refusal is final.
 
-``rankings.due_months_close`` is the beat task (``CELERY_BEAT_SCHEDULE``): it enqueues the
+``rankings.due_months_close`` is the beat task (``fido.celery.BEAT_SCHEDULE``): it enqueues the
 close of every month whose deadline passed more than ``FIDO_CLOSE_DELAY`` minutes ago.
 """
 
@@ -23,6 +23,7 @@ from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
+from fido.celery import app as _app  # noqa: F401  (the tasks below bind to this app)
 from matches.months import Month
 
 from .dispatch import DUE_MONTHS_CLOSE, MONTH_CLOSE

@@ -11,7 +11,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import environ
-from celery.schedules import crontab
 
 BASE_DIR = Path(__file__).resolve().parent.parent.parent
 
@@ -201,15 +200,8 @@ CELERY_TASK_TRACK_STARTED = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
-# Every few minutes: close each discipline's month whose deadline passed more than
-# FIDO_CLOSE_DELAY minutes ago. The task compares aware instants (the deadline is the first
-# instant of the next month in FIDO_TIMEZONE), so it is right across daylight-saving changes.
-CELERY_BEAT_SCHEDULE: dict[str, dict[str, object]] = {
-    "rankings-due-months-close": {
-        "task": "rankings.due_months_close",
-        "schedule": crontab(minute="*/5"),
-    },
-}
+# The beat schedule (the close of every due month, every five minutes) is set in
+# fido/celery.py, so that loading the settings does not import Celery.
 
 # --- REST API ---------------------------------------------------------------------------
 REST_FRAMEWORK = {

@@ -101,7 +101,7 @@ def test_the_beat_schedule_runs_the_due_task_every_five_minutes() -> None:
 
     from fido.celery import app
 
-    entry = settings.CELERY_BEAT_SCHEDULE["rankings-due-months-close"]
+    entry = app.conf.beat_schedule["rankings-due-months-close"]
     assert entry["task"] == "rankings.due_months_close"
     assert entry["schedule"] == crontab(minute="*/5")
     app.loader.import_default_modules()

@@ -19,12 +19,12 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from fido.celery import app as celery_app
 from matches import clock
 from matches import services as match_services
 from matches.audit import recording
 from matches.models import Match, Player
 from matches.months import Month
-from rankings import dispatch
 from rankings.models import CloseRun, RankingList
 from rankings.services.close_run import close_run_create
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
@@ -268,7 +268,7 @@ def test_a_confirmed_close_is_enqueued_and_followed(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     sent: list[tuple[str, dict[str, Any]]] = []
-    monkeypatch.setattr(dispatch.app, "send_task", lambda name, **kw: sent.append((name, kw)))
+    monkeypatch.setattr(celery_app, "send_task", lambda name, **kw: sent.append((name, kw)))
     set_now(after_deadline("2026-03"))
     with django_capture_on_commit_callbacks(execute=True):
         response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
@@ -404,7 +404,7 @@ def test_an_unreachable_task_queue_is_a_503_and_the_run_is_marked_failed(
     def down(name: str, **kwargs: Any) -> None:
         raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
 
-    monkeypatch.setattr(dispatch.app, "send_task", down)
+    monkeypatch.setattr(celery_app, "send_task", down)
     set_now(after_deadline("2026-03"))
     response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
     assert response.status_code == 503
