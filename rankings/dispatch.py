@@ -9,7 +9,9 @@ commits (a job never runs ahead of its own record); when the broker refuses the 
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
+from typing import Any
 
 from django.db import transaction
 
@@ -17,6 +19,7 @@ from matches.months import Month
 
 MONTH_CLOSE = "rankings.month_close"
 DUE_MONTHS_CLOSE = "rankings.due_months_close"
+CLOSE_SHARD = "rankings.close_shard"
 
 
 def month_close_send(
@@ -44,3 +47,34 @@ def month_close_send(
             raise
 
     transaction.on_commit(send)
+
+
+def close_shards_send(*, month: Month, discipline: str, shards: int) -> Any:
+    """Send the ``shards`` shards of the close of ``month`` as one Celery group (a task per
+    shard, on whichever workers are free); the handle for :func:`close_shards_wait`."""
+    from celery import group
+
+    from fido.celery import app
+
+    job = group(
+        app.signature(CLOSE_SHARD, args=(str(month), discipline, shard, shards))
+        for shard in range(shards)
+    )
+    return job.apply_async()
+
+
+def close_shards_wait(pending: Any, *, timeout: float) -> list[dict[str, Any]]:
+    """Wait for every shard: their wire-format totals in shard order. A shard whose worker
+    dies is redelivered (the task acknowledges late); ``celery.exceptions.TimeoutError``
+    after ``timeout`` seconds. Not for use inside a task (Celery refuses to wait on
+    subtasks there)."""
+    # join() polls each shard's result (get() would use the backend's native join,
+    # which the embedded default's file backend does not support).
+    return list(pending.join(timeout=timeout, propagate=True, interval=0.2))
+
+
+def close_shards_forget(pending: Any) -> None:
+    """Drop the shards' results from the backend; never raises (cleaning up must not hide
+    the outcome; the file backend cannot forget results that were never written)."""
+    with contextlib.suppress(Exception):
+        pending.forget()

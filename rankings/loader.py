@@ -78,12 +78,19 @@ def one_snapshot() -> None:
 
 
 def window_sides(
-    *, discipline: str, month: Month, streams: int = 2, portable: bool = False
+    *,
+    discipline: str,
+    month: Month,
+    streams: int = 2,
+    portable: bool = False,
+    shard: tuple[int, int] | None = None,
 ) -> fladub.Sides:
-    """Every result counting in L(month), in (match, side, player) order."""
+    """Every result counting in L(month), in (match, side, player) order; with ``shard``
+    = (w, n), only the whole matches of the players of shard w of n (``player % n == w``)."""
     if portable or not uses_copy():
-        return _sides_portable(discipline, month)
-    return canonical(_sides_copy(discipline, month, max(1, streams)))
+        sides = _sides_portable(discipline, month)
+        return sides if shard is None else fladub.sides_for_worker(sides, *shard)
+    return canonical(_sides_copy(discipline, month, max(1, streams), shard))
 
 
 def canonical(sides: fladub.Sides) -> fladub.Sides:
@@ -135,10 +142,16 @@ def _empty_sides() -> fladub.Sides:
     return fladub.Sides(empty, empty, empty, empty, empty, empty, empty)
 
 
-def _sides_copy(discipline: str, month: Month, streams: int) -> fladub.Sides:
+def _sides_copy(
+    discipline: str, month: Month, streams: int, shard: tuple[int, int] | None = None
+) -> fladub.Sides:
     columns = ", ".join(name for name, _ in SIDE_COLUMNS)
     table = SideMember._meta.db_table
-    where = _literal_where(sql.window_condition(), sql.window_params(discipline, month))
+    condition, params = sql.window_condition(), sql.window_params(discipline, month)
+    if shard is not None:
+        condition = f"{condition} AND {sql.shard_condition()}"
+        params = {**params, "shard": int(shard[0]), "shards": int(shard[1])}
+    where = _literal_where(condition, params)
     queries: list[str] = []
     if streams == 1:
         queries.append(f"SELECT {columns} FROM {table} WHERE {where}")  # noqa: S608

@@ -201,6 +201,17 @@ def window_condition(alias: str = "") -> str:
     )
 
 
+def shard_condition() -> str:
+    """The rows of every match of the window in which a player of shard ``%(shard)s`` of
+    ``%(shards)s`` (``player_id % shards = shard``, :func:`rankings.fladub.worker_of`)
+    took part: whole matches, because a side's points depend on every side of its table.
+    Parameters: :func:`window_params` and those two. Appended to :func:`window_condition`."""
+    return (
+        f"match_id IN (SELECT s.match_id FROM {_MEMBER} s WHERE {window_condition('s')} "  # noqa: S608
+        "AND s.player_id %% %(shards)s = %(shard)s)"
+    )
+
+
 def window_params(discipline: str, month: Month) -> Params:
     return {
         "discipline": discipline,

@@ -11,6 +11,10 @@ database or broker errors retry with exponential backoff; a refusal is final.
 
 ``rankings.due_months_close`` is the beat task (``fido.celery.BEAT_SCHEDULE``): it enqueues the
 close of every month whose deadline passed more than ``FIDO_CLOSE_DELAY`` minutes ago.
+
+``rankings.close_shard`` computes one shard of a close split across workers
+(:func:`rankings.services.close.month_close` with ``workers``): read-only, redelivered when
+its worker dies, the same answer every time.
 """
 
 from __future__ import annotations
@@ -26,7 +30,8 @@ from django.db import InterfaceError, OperationalError
 from fido.celery import app as _app  # noqa: F401  (the tasks below bind to this app)
 from matches.months import Month
 
-from .dispatch import DUE_MONTHS_CLOSE, MONTH_CLOSE
+from .dispatch import CLOSE_SHARD, DUE_MONTHS_CLOSE, MONTH_CLOSE
+from .selectors.shard_totals import shard_totals, totals_to_wire
 from .services.close import CloseRefused
 from .services.close import month_close as month_close_service
 from .services.close_run import close_run_claim
@@ -84,6 +89,34 @@ def month_close(self: Any, month: str, discipline: str, run_id: int) -> dict[str
         "version": ranking_list.version,
         "entries": ranking_list.entry_count,
     }
+
+
+@shared_task(
+    name=CLOSE_SHARD,
+    acks_late=True,
+    reject_on_worker_lost=True,
+    autoretry_for=_transient(),
+    retry_backoff=2,
+    retry_backoff_max=60,
+    max_retries=5,
+    soft_time_limit=CLOSE_SOFT_TIME_LIMIT,
+    time_limit=CLOSE_TIME_LIMIT,
+)
+def close_shard(month: str, discipline: str, shard: int, shards: int) -> dict[str, Any]:
+    """One shard of a close split across workers (``close_month --workers N``): the totals
+    of the players ``player % shards == shard``, JSON-safe. Read-only, so a redelivery
+    (a worker killed mid-shard) computes the same answer again."""
+    totals = shard_totals(
+        discipline=discipline,
+        month=Month.parse(month),
+        shard=shard,
+        shards=shards,
+        streams=int(getattr(settings, "FIDO_CLOSE_LOAD_STREAMS", 2)),
+    )
+    logger.info(
+        "shard %d/%d of %s %s: %d players", shard, shards, discipline, month, len(totals.player)
+    )
+    return totals_to_wire(totals)
 
 
 @shared_task(name=DUE_MONTHS_CLOSE, acks_late=True, ignore_result=True)

@@ -50,9 +50,18 @@ class Window:
 
 
 def window(
-    *, discipline: str, month: Month, streams: int = 2, portable: bool | None = None
+    *,
+    discipline: str,
+    month: Month,
+    streams: int = 2,
+    portable: bool | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> Window:
-    """The results counting in L(month), their strength lists and the player order."""
+    """The results counting in L(month), their strength lists and the player order.
+
+    With ``shard`` = (w, n): only the whole matches of shard w's players
+    (:func:`rankings.fladub.sides_for_worker`), for :func:`rankings.fladub.compute_partial`.
+    """
     fast = loader.uses_copy() if portable is None else not portable
     outermost = not connection.in_atomic_block
     if not outermost:
@@ -62,7 +71,7 @@ def window(
             loader.one_snapshot()  # for every query below, and for the parallel readers
         started = time.perf_counter()
         sides = loader.window_sides(
-            discipline=discipline, month=month, streams=streams, portable=not fast
+            discipline=discipline, month=month, streams=streams, portable=not fast, shard=shard
         )
         loaded = time.perf_counter()
         played = {Month.from_index(m) for m in np.unique(sides.month_played).tolist()}
@@ -72,7 +81,8 @@ def window(
             streams=streams,
             portable=not fast,
         )
-        player_order = loader.player_order(portable=not fast)
+        # A shard's totals need no tie-break: the coordinator ranks (with the order).
+        player_order = None if shard else loader.player_order(portable=not fast)
         logger.info(
             "loaded %s %s: %d results in %.2f s (%d streams), %d published lists and the "
             "player order in %.2f s",

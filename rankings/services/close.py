@@ -49,6 +49,7 @@ from matches.services import month_freeze
 from .. import dispatch, fladub, http_cache, seal, writer
 from ..models import CloseRun, CurrentList, RankingEntry, RankingList
 from ..selectors.lists import published_list
+from ..selectors.shard_totals import totals_from_wire
 from ..selectors.window import window
 from .close_run import (
     CloseRefused,
@@ -90,6 +91,7 @@ def month_close(
     progress: Progress | None = None,
     run: CloseRun | None = None,
     streams: int | None = None,
+    workers: int = 1,
 ) -> RankingList:
     """Close ``month`` of ``discipline`` and publish its list; return the published list.
 
@@ -97,6 +99,9 @@ def month_close(
     default the server clock. ``progress(stage, percent)`` is called as the job advances.
     ``run`` is the run record to update (created when not given). ``streams`` is the
     number of parallel ``COPY`` readers on PostgreSQL (``FIDO_CLOSE_LOAD_STREAMS``).
+    ``workers`` > 1 splits the computation into that many shards by player, each a Celery
+    task on whichever worker is free (:func:`_compute_sharded`); this process still does
+    the one write and the one atomic publication. Not from inside a Celery task.
     """
     month = as_month(month)
     check_discipline(discipline)
@@ -113,9 +118,14 @@ def month_close(
                 return already
             month_close_check(month=month, discipline=discipline, now=now)
             _freeze(month, discipline, by=by, now=now, tracker=tracker)
-            ranking, inputs = _compute(
-                month, discipline, streams=_streams(streams), tracker=tracker
-            )
+            if workers > 1:
+                ranking, inputs = _compute_sharded(
+                    month, discipline, shards=workers, tracker=tracker
+                )
+            else:
+                ranking, inputs = _compute(
+                    month, discipline, streams=_streams(streams), tracker=tracker
+                )
             attempt = _write(month, discipline, ranking, tracker=tracker)
             del ranking
             try:
@@ -153,6 +163,35 @@ def _compute(
     ranking = fladub.compute_list(
         inputs.sides, month.index, inputs.published, player_order=inputs.player_order
     )
+    tracker.stage_done()
+    return ranking, digest
+
+
+def _compute_sharded(
+    month: Month, discipline: str, *, shards: int, tracker: RunTracker
+) -> tuple[fladub.RankingList, seal.InputsDigest]:
+    """Stages 2 and 3 across workers. The shards go out first (each loads its players'
+    whole matches and computes their exact totals on a worker); meanwhile this process
+    reads the window itself (``load``) for what only it needs: the seal's digest of every
+    input row, L(R - 1) (previous ranks) and the player order. Then (``compute``) it waits
+    for the shards, merges and ranks. The month is frozen, so shards reading in their own
+    transactions read the same data; the integer sums make the merged list equal the
+    single-process one bit for bit."""
+    tracker.stage("load")
+    pending = dispatch.close_shards_send(month=month, discipline=discipline, shards=shards)
+    try:
+        inputs = window(discipline=discipline, month=month, streams=_streams(None))
+        digest = seal.inputs_digest(inputs.sides)
+        previous, player_order = inputs.published.get(month.index - 1), inputs.player_order
+        del inputs
+        tracker.stage("compute")
+        parts = dispatch.close_shards_wait(
+            pending, timeout=float(getattr(settings, "FIDO_CLOSE_TIME_LIMIT", 1800))
+        )
+    finally:
+        dispatch.close_shards_forget(pending)
+    totals = fladub.merge_totals([totals_from_wire(part) for part in parts])
+    ranking = fladub.rank_list(totals, month.index, previous=previous, player_order=player_order)
     tracker.stage_done()
     return ranking, digest
 

@@ -1,8 +1,11 @@
-"""``manage.py close_month YYYY-MM [--discipline D] [--inline]`` (SPEC.md 5.3).
+"""``manage.py close_month YYYY-MM [--discipline D] [--inline | --workers N]`` (SPEC.md 5.3).
 
 Closes the month and publishes its list, for one discipline or (without ``--discipline``)
 every discipline in turn. By default the ranking job runs on a Celery worker and the
 command waits for it, following the run record; ``--inline`` runs the job in this process.
+``--workers N`` splits the computation into N shards by player, one Celery task each (on as
+many workers, on any machine, as are running); this process merges them, writes the list
+and publishes it.
 Prints each stage's time (load, compute, write, publish). A refused close (before the
 deadline, previous month open) prints the reason and exits non-zero; so does a failed or
 timed-out job.
@@ -52,6 +55,13 @@ class Command(BaseCommand):
             help="run the ranking job in this process instead of on a worker",
         )
         parser.add_argument(
+            "--workers",
+            type=int,
+            default=1,
+            help="split the computation into this many shards, one Celery task each; this "
+            "process waits for them, then writes and publishes (default 1: no split)",
+        )
+        parser.add_argument(
             "--timeout",
             type=float,
             default=3600.0,
@@ -63,11 +73,20 @@ class Command(BaseCommand):
             month = Month.parse(options["month"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
+        workers = options["workers"]
+        if not 1 <= workers <= 64:
+            raise CommandError(f"--workers must be 1..64, not {workers}")
         disciplines = [options["discipline"]] if options["discipline"] else list(CODES)
         problems: list[str] = []
         for discipline in disciplines:
             try:
-                self._close(month, discipline, inline=options["inline"], timeout=options["timeout"])
+                self._close(
+                    month,
+                    discipline,
+                    inline=options["inline"],
+                    timeout=options["timeout"],
+                    workers=workers,
+                )
             except (CloseRefused, _JobFailed) as exc:
                 problems.append(f"{discipline} {month}: {exc}")
                 self.stderr.write(f"{discipline} {month}: {exc}")
@@ -76,17 +95,20 @@ class Command(BaseCommand):
                 f"{len(problems)} of {len(disciplines)} close(s) did not publish a list"
             )
 
-    def _close(self, month: Month, discipline: str, *, inline: bool, timeout: float) -> None:
+    def _close(
+        self, month: Month, discipline: str, *, inline: bool, timeout: float, workers: int
+    ) -> None:
         already = published_list(discipline=discipline, month=month)
         if already is not None:
             self.stdout.write(f"{discipline} {month}: already published ({_describe(already)})")
             return
         month_close_check(month=month, discipline=discipline, now=clock.now())
-        if inline:
+        if inline or workers > 1:
             run = close_run_create(month=month, discipline=discipline)
-            self.stdout.write(f"{discipline} {month}: closing in this process (run {run.pk})")
+            where = f"in {workers} shards on workers" if workers > 1 else "in this process"
+            self.stdout.write(f"{discipline} {month}: closing {where} (run {run.pk})")
             try:
-                month_close(month=month, discipline=discipline, run=run)
+                month_close(month=month, discipline=discipline, run=run, workers=workers)
             except CloseRefused:
                 raise
             except Exception as exc:
