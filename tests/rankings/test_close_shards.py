@@ -56,8 +56,7 @@ def test_shards_merge_to_the_single_process_totals(shards: int) -> None:
     for month in MONTHS[:-1]:
         close(month)
     parts = [
-        shard_totals(discipline="fido", month=TARGET, shard=w, shards=shards)
-        for w in range(shards)
+        shard_totals(discipline="fido", month=TARGET, shard=w, shards=shards) for w in range(shards)
     ]
     assert all(len(p.player) for p in parts)  # every shard has players of its own
     assert all((p.player % shards == w).all() for w, p in enumerate(parts))
@@ -100,6 +99,7 @@ def test_close_month_refuses_a_bad_number_of_workers(workers: str) -> None:
 
 
 # --- real workers ---------------------------------------------------------------------------
+
 
 def _ping(names: set[str], timeout: float) -> None:
     from fido.celery import app
