@@ -166,6 +166,86 @@ def run_close(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+# --- the close across workers ---------------------------------------------------------------------
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/13"
+
+
+def redis_url() -> str:
+    return os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
+
+
+def start_workers(args: argparse.Namespace) -> list[subprocess.Popen[bytes]]:
+    """``--workers`` Celery workers (one process each, solo pool) on the bench database and
+    Redis (``REDIS_URL``, default database 13); ready when every one answers a ping."""
+    env = {**django_env(args), "REDIS_URL": redis_url()}
+    workers = []
+    for number in range(args.workers):
+        command = [sys.executable, "-m", "celery", "-A", "fido", "worker", "--pool", "solo"]
+        command += ["--without-mingle", "--without-gossip", "--loglevel", "WARNING"]
+        command += ["--hostname", f"bench{number}@%h"]
+        workers.append(subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL))
+    ping = [sys.executable, "-m", "celery", "-A", "fido", "inspect", "ping", "--timeout", "2"]
+    give_up = time.monotonic() + 120
+    while True:
+        done = subprocess.run(ping, cwd=ROOT, env=env, capture_output=True, text=True)
+        if done.stdout.count("pong") >= args.workers:
+            return workers
+        if time.monotonic() > give_up or any(w.poll() is not None for w in workers):
+            stop_workers(workers)
+            raise BenchError(f"{args.workers} Celery workers did not start on {redis_url()}")
+        time.sleep(1)
+
+
+def stop_workers(workers: list[subprocess.Popen[bytes]]) -> None:
+    for worker in workers:
+        if worker.poll() is None:
+            worker.terminate()
+    for worker in workers:
+        try:
+            worker.wait(30)
+        except subprocess.TimeoutExpired:
+            worker.kill()
+
+
+def keep_list(args: argparse.Namespace, list_id: int) -> None:
+    """Copy a published list into ``bench_single_list`` (it survives the reset)."""
+    import psycopg
+
+    with psycopg.connect(database_url(args), autocommit=True) as conn:
+        conn.execute("DROP TABLE IF EXISTS bench_single_list")
+        conn.execute(
+            "CREATE UNLOGGED TABLE bench_single_list AS SELECT player_id, rank, fladub_cents, "
+            "results_counted, previous_rank FROM rankings_rankingentry "
+            "WHERE ranking_list_id = %s",
+            [list_id],
+        )
+
+
+def run_sharded(args: argparse.Namespace) -> dict[str, Any]:
+    """``close_month --workers N`` as a whole process (the coordinator) with the shards on
+    the running workers."""
+    command = [sys.executable, "bench/measured.py", "manage.py", "close_month", CLOSE_MONTH]
+    command += ["--discipline", "fido", "--workers", str(args.workers)]
+    run = timed(command, {**django_env(args), "REDIS_URL": redis_url()})
+    found = _LIST.search(run["stdout"])
+    if not found:
+        raise BenchError("the sharded close did not report a published list")
+    stages = {
+        m.group(1): float(m.group(2))
+        for m in (_STAGE.match(line) for line in run["stdout"].splitlines())
+        if m
+    }
+    return {
+        "seconds": run["seconds"],
+        "cpu_seconds": run["cpu_seconds"],
+        "load_average_1min": run["load_average_1min"],
+        "stages": stages,
+        "peak_rss_mib": marked(run["stdout"], "MEASURED")["peak_rss_mib"],
+        "list_id": int(found.group(1)),
+    }
+
+
 def run_start_up(args: argparse.Namespace) -> dict[str, Any]:
     """The same command once the list is published: start-up, one query, exit."""
     command = [sys.executable, "bench/measured.py", "manage.py", "close_month", CLOSE_MONTH]
@@ -288,6 +368,8 @@ def default_out(args: argparse.Namespace) -> Path:
         name += f"_scale{args.scale:g}"
     if args.lists != 1:
         name += f"_lists{args.lists}"
+    if args.workers > 1:
+        name += f"_workers{args.workers}"
     return ROOT / "bench" / "results" / f"{name}.json"
 
 
@@ -319,7 +401,22 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
     print(f"database {args.database}: preparing", flush=True)
     ensure_database(args)
     meta = marked(data_step(args, "ensure"), "META")
-    runs: dict[str, list[dict[str, Any]]] = {"close": [], "start_up": [], "sql": [], "pipeline": []}
+    runs: dict[str, list[dict[str, Any]]] = {
+        "close": [],
+        "start_up": [],
+        "sql": [],
+        "pipeline": [],
+        "workers": [],
+    }
+    workers = start_workers(args) if args.workers > 1 else []
+    try:
+        rounds(args, runs)
+    finally:
+        stop_workers(workers)
+    return report(args, meta, runs)
+
+
+def rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> None:
     for round_no in range(1, args.repeat + 1):
         data_step(args, "reset")
         close = run_close(args)
@@ -349,6 +446,23 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
                 f"load {pipeline['load_average_1min']}; equal",
                 flush=True,
             )
+        if args.workers > 1:
+            keep_list(args, close["list_id"])
+            data_step(args, "reset")
+            sharded = run_sharded(args)
+            sharded["compared"] = compare(args, "bench_single_list", sharded["list_id"])
+            runs["workers"].append(sharded)
+            print(
+                f"  close on {args.workers} workers: {sharded['seconds']:.2f} s "
+                f"({', '.join(f'{k} {v:.2f}' for k, v in sharded['stages'].items())}), "
+                f"coordinator peak {sharded['peak_rss_mib']:.0f} MiB; equal",
+                flush=True,
+            )
+
+
+def report(
+    args: argparse.Namespace, meta: dict[str, Any], runs: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
     out = Path(args.out) if args.out else default_out(args)
     if args.explain and not args.no_sql:
         plan = timed(sql_command(args, explain=True))["stdout"]
@@ -375,6 +489,9 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
         "start_up": summary(runs["start_up"]),
         "sql": summary(runs["sql"]) if runs["sql"] else None,
         "pipeline": summary(runs["pipeline"]) if runs["pipeline"] else None,
+        "workers": (
+            {"count": args.workers, **summary(runs["workers"])} if runs["workers"] else None
+        ),
         "runs": runs,
     }
     result["targets"] = targets(args, result)
@@ -396,7 +513,8 @@ def _commit() -> str:
 
 
 def docs_key(args: argparse.Namespace) -> str:
-    return f"bench/close_month.py --scale {args.scale:g} --lists {args.lists}"
+    key = f"bench/close_month.py --scale {args.scale:g} --lists {args.lists}"
+    return key + (f" --workers {args.workers}" if args.workers > 1 else "")
 
 
 def update_docs(args: argparse.Namespace, result: dict[str, Any]) -> None:
@@ -420,6 +538,7 @@ def update_docs(args: argparse.Namespace, result: dict[str, Any]) -> None:
         ("start_up", "start-up (`close_month` answering 'already published')"),
         ("sql", "SQL peer (`bench/close_peer.sql`)"),
         ("pipeline", "pipeline peer (`bench/close_pipeline.py`)"),
+        ("workers", f"the close on {args.workers} Celery workers (`close_month --workers`)"),
     ):
         if not result.get(name):
             continue
@@ -474,6 +593,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--lists", type=int, default=1, help="published lists before the close")
     parser.add_argument("--streams", type=int, default=None, help="parallel COPY readers")
     parser.add_argument("--repeat", type=int, default=3, help="rounds of every contender")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="also close on this many Celery workers (close_month --workers N; Redis "
+        "REDIS_URL, default database 13), compared with the single-process list",
+    )
     parser.add_argument("--database", default="fido_bench_close")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=5432)
@@ -493,6 +619,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         problems.append(f"--lists must be 0..12, not {args.lists}")
     if args.streams is not None and not 1 <= args.streams <= 16:
         problems.append(f"--streams must be 1..16, not {args.streams}")
+    if not 1 <= args.workers <= 16:
+        problems.append(f"--workers must be 1..16, not {args.workers}")
     if not 1 <= args.repeat <= 50:
         problems.append(f"--repeat must be 1..50, not {args.repeat}")
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", args.database):

@@ -35,7 +35,7 @@ def steps(quick: bool) -> list[tuple[str, list[str]]]:
             ("replay", f"replay.py --games 300 --rounds 1 --out {out}/replay.json"),
             (
                 "close",
-                "close_month.py --scale 0.01 --repeat 1 --explain "
+                "close_month.py --scale 0.01 --repeat 1 --explain --workers 2 "
                 f"--database fido_bench_close_quick --out {out}/close_month.json",
             ),
             (
@@ -62,6 +62,10 @@ def steps(quick: bool) -> list[tuple[str, list[str]]]:
                 "close",
                 "close_month.py --lists 12 --repeat 3 --update-docs "
                 "--database fido_bench_close_lists12",
+            ),
+            (
+                "close",
+                "close_month.py --workers 2 --repeat 2 --no-sql --no-pipeline --update-docs",
             ),
             ("pages", "pages.py --requests 200 --explain --update-docs"),
             (
