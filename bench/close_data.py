@@ -534,4 +534,10 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    import psycopg
+
+    try:
+        main()
+    except psycopg.Error as exc:  # a missing database, role or server: one line
+        reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        sys.exit(f"close_data.py: {reason}")

@@ -1,0 +1,70 @@
+"""Bad input to ``bench/close_month.py``: one clear line on stderr, a non-zero exit, no
+traceback, nothing created (the checks run before any database work)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _bench(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "bench/close_month.py", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--scale", "0"], "--scale must be above 0 and at most 2, not 0"),
+        (["--scale", "-1"], "--scale must be above 0 and at most 2, not -1"),
+        (["--workers", "0"], "--workers must be 1..16, not 0"),
+        (["--repeat", "0"], "--repeat must be 1..50, not 0"),
+        (["--database", "x; drop"], "--database must be a plain name"),
+        # Nothing listens on port 1: the server is missing.
+        (["--port", "1", "--scale", "0.01"], "cannot connect to PostgreSQL at 127.0.0.1:1"),
+    ],
+)
+def test_bad_flags_give_one_line_and_a_non_zero_exit(args: list[str], message: str) -> None:
+    done = _bench(*args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert done.stdout.count("\n") <= 1  # at most "preparing", never a run
+
+
+@pytest.mark.postgres
+def test_a_missing_role_gives_one_line() -> None:
+    done = _bench("--superuser", "no_such_role_fido", "--scale", "0.01")
+    assert done.returncode == 2
+    assert "cannot connect to PostgreSQL" in done.stderr
+    assert "no_such_role_fido" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.postgres
+def test_the_data_step_on_a_missing_database_gives_one_line() -> None:
+    done = subprocess.run(
+        [sys.executable, "bench/close_data.py", "reset", "--database", "no_such_db_fido"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert 'database "no_such_db_fido" does not exist' in done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
