@@ -7,8 +7,6 @@ from the whole matches they played in the window (:func:`rankings.selectors.wind
 with ``shard``) and the strength lists; :func:`rankings.fladub.merge_totals` of all n
 shards equals the totals of the single-process close bit for bit (integer sums).
 
-:func:`ranking_inputs` is what the coordinator needs besides the merged totals.
-
 Read-only, so a shard can run twice (a redelivered task) with the same answer. The month
 must be frozen first (the coordinator, :func:`rankings.services.close.month_close`, does it), so
 that shards read in different transactions still read the same data.
@@ -24,12 +22,10 @@ import base64
 from typing import Any
 
 import numpy as np
-from django.db import transaction
 
 from matches.months import Month
 
-from .. import fladub, loader
-from .strength_lists import strength_lists
+from .. import fladub
 from .window import window
 
 _COLUMNS = ("player", "units", "results_counted")
@@ -45,18 +41,6 @@ def shard_totals(
     return fladub.compute_partial(
         inputs.sides, month.index, inputs.published, worker=shard, n_workers=shards
     )
-
-
-def ranking_inputs(
-    *, discipline: str, month: Month
-) -> tuple[fladub.PublishedList | None, loader.I64 | None]:
-    """What the coordinator ranks the merged totals with: L(month - 1) (previous ranks)
-    and the player order (the tie-break), in one transaction."""
-    portable = not loader.uses_copy()
-    with transaction.atomic():
-        previous = strength_lists(discipline=discipline, months={month}, portable=portable)
-        order = loader.player_order(portable=portable)
-    return previous.get(month.index - 1), order
 
 
 def totals_to_wire(totals: fladub.PlayerTotals) -> dict[str, Any]:

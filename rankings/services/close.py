@@ -66,6 +66,7 @@ logger = logging.getLogger(__name__)
 __all__ = [
     "CloseRefused",
     "PublishedListImmutable",
+    "ShardsUnfinished",
     "close_lock",
     "list_mutable_check",
     "list_publish",
@@ -73,6 +74,10 @@ __all__ = [
     "month_close_check",
     "month_close_enqueue",
 ]
+
+
+class ShardsUnfinished(Exception):
+    """A close split across workers did not get all its shards back in time."""
 
 
 class PublishedListImmutable(Exception):
@@ -92,6 +97,7 @@ def month_close(
     run: CloseRun | None = None,
     streams: int | None = None,
     workers: int = 1,
+    shard_timeout: float | None = None,
 ) -> RankingList:
     """Close ``month`` of ``discipline`` and publish its list; return the published list.
 
@@ -101,7 +107,9 @@ def month_close(
     number of parallel ``COPY`` readers on PostgreSQL (``FIDO_CLOSE_LOAD_STREAMS``).
     ``workers`` > 1 splits the computation into that many shards by player, each a Celery
     task on whichever worker is free (:func:`_compute_sharded`); this process still does
-    the one write and the one atomic publication. Not from inside a Celery task.
+    the one write and the one atomic publication; it fails (and publishes nothing) when
+    the shards are not all done within ``shard_timeout`` seconds (default
+    ``FIDO_CLOSE_TIME_LIMIT``). Not from inside a Celery task.
     """
     month = as_month(month)
     check_discipline(discipline)
@@ -120,7 +128,7 @@ def month_close(
             _freeze(month, discipline, by=by, now=now, tracker=tracker)
             if workers > 1:
                 ranking, inputs = _compute_sharded(
-                    month, discipline, shards=workers, tracker=tracker
+                    month, discipline, shards=workers, tracker=tracker, timeout=shard_timeout
                 )
             else:
                 ranking, inputs = _compute(
@@ -168,15 +176,20 @@ def _compute(
 
 
 def _compute_sharded(
-    month: Month, discipline: str, *, shards: int, tracker: RunTracker
+    month: Month, discipline: str, *, shards: int, tracker: RunTracker, timeout: float | None
 ) -> tuple[fladub.RankingList, seal.InputsDigest]:
     """Stages 2 and 3 across workers. The shards go out first (each loads its players'
     whole matches and computes their exact totals on a worker); meanwhile this process
     reads the window itself (``load``) for what only it needs: the seal's digest of every
     input row, L(R - 1) (previous ranks) and the player order. Then (``compute``) it waits
-    for the shards, merges and ranks. The month is frozen, so shards reading in their own
-    transactions read the same data; the integer sums make the merged list equal the
-    single-process one bit for bit."""
+    for the shards (at most ``timeout`` seconds, default ``FIDO_CLOSE_TIME_LIMIT``),
+    merges and ranks. The month is frozen, so shards reading in their own transactions
+    read the same data; the integer sums make the merged list equal the single-process one
+    bit for bit."""
+    from celery.exceptions import TimeoutError as ShardsTimeout
+
+    if timeout is None:
+        timeout = float(getattr(settings, "FIDO_CLOSE_TIME_LIMIT", 1800))
     tracker.stage("load")
     pending = dispatch.close_shards_send(month=month, discipline=discipline, shards=shards)
     try:
@@ -185,9 +198,12 @@ def _compute_sharded(
         previous, player_order = inputs.published.get(month.index - 1), inputs.player_order
         del inputs
         tracker.stage("compute")
-        parts = dispatch.close_shards_wait(
-            pending, timeout=float(getattr(settings, "FIDO_CLOSE_TIME_LIMIT", 1800))
-        )
+        parts = dispatch.close_shards_wait(pending, timeout=timeout)
+    except ShardsTimeout:
+        raise ShardsUnfinished(
+            f"the {shards} shards of the close did not all finish within {timeout:g} s: "
+            "are Celery workers running?"
+        ) from None
     finally:
         dispatch.close_shards_forget(pending)
     totals = fladub.merge_totals([totals_from_wire(part) for part in parts])

@@ -11,6 +11,7 @@ merged into the list a single process computes, bit for bit.
 
 from __future__ import annotations
 
+import base64
 import os
 import signal
 import threading
@@ -24,7 +25,6 @@ from django.db import connections
 from rankings import fladub
 from rankings.models import RankingList
 from rankings.selectors.shard_totals import (
-    ranking_inputs,
     shard_totals,
     totals_from_wire,
     totals_to_wire,
@@ -63,8 +63,8 @@ def test_shards_merge_to_the_single_process_totals(shards: int) -> None:
     # Through the wire format, as the tasks return them.
     merged = fladub.merge_totals([totals_from_wire(totals_to_wire(p)) for p in parts])
     assert merged.equals(_single_totals())
-    previous, order = ranking_inputs(discipline="fido", month=TARGET)
     inputs = window(discipline="fido", month=TARGET)
+    previous, order = inputs.published.get(TARGET.index - 1), inputs.player_order
     expected = fladub.compute_list(
         inputs.sides, TARGET.index, inputs.published, player_order=inputs.player_order
     )
@@ -86,7 +86,7 @@ def test_the_wire_format_rejects_columns_of_different_lengths() -> None:
             results_counted=np.arange(3, dtype=np.int64),
         )
     )
-    wire["units"] = wire["units"][:-12]  # 8 bytes fewer
+    wire["units"] = base64.b64encode(np.arange(2, dtype="<i8").tobytes()).decode()
     with pytest.raises(ValueError, match="differ in length"):
         totals_from_wire(wire)
 
@@ -96,6 +96,26 @@ def test_the_wire_format_rejects_columns_of_different_lengths() -> None:
 def test_close_month_refuses_a_bad_number_of_workers(workers: str) -> None:
     with pytest.raises(CommandError, match=r"--workers must be 1\.\.64"):
         call_command("close_month", str(TARGET), "--discipline", "fido", "--workers", workers)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_shards_nobody_computes_fail_the_close_with_a_clear_message(capsys) -> None:
+    """No worker is running: the command gives up after --timeout, publishes nothing and
+    says why."""
+    from fido.celery import app
+
+    app.control.purge()
+    random_results(seed=5, matches=40, players=20, months=MONTHS[-2:])
+    close(MONTHS[-2])
+    with pytest.raises(CommandError, match="did not publish a list"):
+        call_command(
+            "close_month", str(TARGET), "--discipline", "fido", "--workers", "2", "--timeout", "2"
+        )
+    err = capsys.readouterr().err
+    assert "the 2 shards of the close did not all finish within 2 s" in err
+    assert "are Celery workers running?" in err
+    assert RankingList.objects.filter(month=TARGET.first_day, status="published").count() == 0
+    app.control.purge()
 
 
 # --- real workers ---------------------------------------------------------------------------

@@ -65,7 +65,7 @@ class Command(BaseCommand):
             "--timeout",
             type=float,
             default=3600.0,
-            help="seconds to wait for the worker (default 3600)",
+            help="seconds to wait for the worker, or the shards (default 3600)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -108,7 +108,13 @@ class Command(BaseCommand):
             where = f"in {workers} shards on workers" if workers > 1 else "in this process"
             self.stdout.write(f"{discipline} {month}: closing {where} (run {run.pk})")
             try:
-                month_close(month=month, discipline=discipline, run=run, workers=workers)
+                month_close(
+                    month=month,
+                    discipline=discipline,
+                    run=run,
+                    workers=workers,
+                    shard_timeout=timeout,
+                )
             except CloseRefused:
                 raise
             except Exception as exc:
