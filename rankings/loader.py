@@ -241,7 +241,7 @@ def read_copies(statements: list[str], streams: int | None = None) -> list[bytea
     errors: list[BaseException] = []
     pending = iter(range(count))
     lock = threading.Lock()
-    extras = [_extra_connection() for _ in range(workers - 1)]
+    extras = [extra_connection() for _ in range(workers - 1)]
     try:
         for extra in extras:
             extra.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
@@ -272,7 +272,9 @@ def read_copies(statements: list[str], streams: int | None = None) -> list[bytea
     return [r for r in results if r is not None]
 
 
-def _extra_connection() -> Any:
+def extra_connection() -> Any:
+    """A new autocommit psycopg connection with Django's connection parameters (the
+    parallel readers here, the parallel writers of :mod:`rankings.writer`)."""
     import psycopg
 
     params = connection.get_connection_params()

@@ -2,18 +2,21 @@
 
 In: a :class:`~rankings.models.RankingList` (status ``computing``) and the
 :class:`rankings.fladub.RankingList` computed for it. Out: the number of rows written.
-The caller owns the transaction.
+The caller owns the transaction (with several streams: each stream is its own).
 
 On PostgreSQL the rows go in as one ``COPY ... FROM STDIN (FORMAT binary)`` whose buffer
 NumPy builds whole: a tuple is a fixed-size record except that ``previous_rank`` and
 ``movement`` are NULL (a length word of -1, no data) for players new to the list, so each
 row is a 66-byte record of which new players' rows keep the first 58 bytes. Elsewhere
-``bulk_create`` in batches.
+``bulk_create`` in batches. With ``streams`` > 1 the rows are split into that many
+contiguous slices written by as many connections at once (:func:`write_entries`).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
+import threading
 import time
 from typing import Any
 
@@ -21,7 +24,7 @@ import numpy as np
 from django.db import connection
 
 from . import fladub
-from .loader import PGCOPY_SIGNATURE
+from .loader import PGCOPY_SIGNATURE, extra_connection
 from .models import RankingEntry, RankingList
 
 ENTRY_COLUMNS = (
@@ -59,10 +62,79 @@ _BATCH = 2000
 logger = logging.getLogger(__name__)
 
 
-def write_entries(*, ranking_list: RankingList, ranking: fladub.RankingList) -> int:
-    if connection.vendor == "postgresql":
-        return _write_copy(ranking_list, ranking)
-    return _write_bulk(ranking_list, ranking)
+def write_entries(
+    *, ranking_list: RankingList, ranking: fladub.RankingList, streams: int = 1
+) -> int:
+    """Write the entries; ``streams`` > 1 (PostgreSQL, outside any transaction, the list
+    row committed): that many ``COPY`` streams on as many connections at once, each its
+    own transaction, so that the server checks the foreign keys and fills the indexes on
+    several cores. Entries committed by some streams when another fails stay in the
+    unpublished list until the next close discards them (as after a crash)."""
+    if connection.vendor != "postgresql":
+        return _write_bulk(ranking_list, ranking)
+    if streams > 1 and len(ranking) >= 2 * streams and not connection.in_atomic_block:
+        return _write_parallel(ranking_list, ranking, streams)
+    return _write_copy(ranking_list, ranking)
+
+
+def _slice(ranking: fladub.RankingList, rows: slice) -> fladub.RankingList:
+    return fladub.RankingList(
+        month=ranking.month,
+        player=ranking.player[rows],
+        fladub_cents=ranking.fladub_cents[rows],
+        rank=ranking.rank[rows],
+        results_counted=ranking.results_counted[rows],
+        previous_rank=ranking.previous_rank[rows],
+    )
+
+
+def _write_parallel(ranking_list: RankingList, ranking: fladub.RankingList, streams: int) -> int:
+    n = len(ranking)
+    bounds = [n * i // streams for i in range(streams + 1)]
+    parts = [_slice(ranking, slice(lo, hi)) for lo, hi in itertools.pairwise(bounds)]
+    started = time.perf_counter()
+    errors: list[BaseException] = []
+    extras = [extra_connection() for _ in range(streams - 1)]
+
+    def run(conn: Any, part: fladub.RankingList) -> None:
+        try:
+            _copy(conn, binary_copy_buffer(ranking_list.pk, part))
+        except BaseException as exc:  # re-raised in the caller's thread
+            errors.append(exc)
+
+    try:
+        threads = [
+            threading.Thread(target=run, args=(conn, part), daemon=True)
+            for conn, part in zip(extras, parts[1:], strict=True)
+        ]
+        for thread in threads:
+            thread.start()
+        connection.ensure_connection()
+        run(connection.connection, parts[0])  # autocommit: one transaction
+        for thread in threads:
+            thread.join()
+    finally:
+        for extra in extras:
+            extra.close()
+    if errors:
+        raise errors[0]
+    logger.info(
+        "wrote %d entries of list %s in %d streams: %.2f s",
+        n,
+        ranking_list.pk,
+        streams,
+        time.perf_counter() - started,
+    )
+    return n
+
+
+def _copy(conn: Any, buffer: bytes) -> None:
+    stream = memoryview(buffer)
+    table = RankingEntry._meta.db_table
+    statement = f"COPY {table} ({', '.join(ENTRY_COLUMNS)}) FROM STDIN (FORMAT binary)"
+    with conn.cursor() as cursor, cursor.copy(statement) as copy:
+        for start in range(0, len(stream), _CHUNK_BYTES):
+            copy.write(stream[start : start + _CHUNK_BYTES])
 
 
 def binary_copy_buffer(list_id: int, ranking: fladub.RankingList) -> bytes:
@@ -104,13 +176,9 @@ def _write_copy(ranking_list: RankingList, ranking: fladub.RankingList) -> int:
     connection.ensure_connection()
     raw: Any = connection.connection
     started = time.perf_counter()
-    stream = memoryview(binary_copy_buffer(ranking_list.pk, ranking))
+    buffer = binary_copy_buffer(ranking_list.pk, ranking)
     built = time.perf_counter()
-    table = RankingEntry._meta.db_table
-    statement = f"COPY {table} ({', '.join(ENTRY_COLUMNS)}) FROM STDIN (FORMAT binary)"
-    with raw.cursor() as cursor, cursor.copy(statement) as copy:
-        for start in range(0, len(stream), _CHUNK_BYTES):
-            copy.write(stream[start : start + _CHUNK_BYTES])
+    _copy(raw, buffer)
     logger.info(
         "wrote %d entries of list %s: buffer %.2f s, COPY %.2f s",
         len(ranking),

@@ -27,10 +27,12 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 # The federation's time zone: months, deadlines and the close schedule are computed in it.
 FIDO_TIMEZONE = env("FIDO_TIMEZONE", default="Europe/Berlin")
 # The monthly close: minutes after a month's deadline at which the scheduler closes it; the
-# ranking job's soft time limit in seconds (hard limit: 60 s more); parallel COPY readers.
+# ranking job's soft time limit in seconds (hard limit: 60 s more); parallel COPY readers
+# and writers.
 FIDO_CLOSE_DELAY = env.int("FIDO_CLOSE_DELAY", default=5)
 FIDO_CLOSE_TIME_LIMIT = env.int("FIDO_CLOSE_TIME_LIMIT", default=1800)
 FIDO_CLOSE_LOAD_STREAMS = env.int("FIDO_CLOSE_LOAD_STREAMS", default=2)
+FIDO_CLOSE_WRITE_STREAMS = env.int("FIDO_CLOSE_WRITE_STREAMS", default=2)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -218,18 +218,44 @@ def _write(
 ) -> RankingList:
     """Stage 4: the entries, in a new list (``computing``: invisible to readers)."""
     tracker.stage("write")
-    with transaction.atomic():
-        attempt = RankingList.objects.create(
-            discipline=discipline,
-            month=month.first_day,
-            version=_next_version(discipline, month),
-            status=RankingList.Status.COMPUTING,
-            created_at=clock.now(),
-        )
-        count = writer.write_entries(ranking_list=attempt, ranking=ranking)
-        RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
+    streams = _write_streams()
+    if streams > 1:
+        # Several connections write at once, each in its own transaction: the attempt's
+        # row must be committed first for them to see it. It stays ``computing``
+        # (invisible) until the publication; a failure marks it failed, and the next
+        # close deletes whatever entries it got (as after a crash).
+        attempt = _new_attempt(month, discipline)
+        try:
+            count = writer.write_entries(ranking_list=attempt, ranking=ranking, streams=streams)
+            RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
+        except BaseException:
+            _mark_failed(attempt.pk)
+            raise
+    else:
+        with transaction.atomic():
+            attempt = _new_attempt(month, discipline)
+            count = writer.write_entries(ranking_list=attempt, ranking=ranking)
+            RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
     tracker.stage_done()
     return attempt
+
+
+def _new_attempt(month: Month, discipline: str) -> RankingList:
+    return RankingList.objects.create(
+        discipline=discipline,
+        month=month.first_day,
+        version=_next_version(discipline, month),
+        status=RankingList.Status.COMPUTING,
+        created_at=clock.now(),
+    )
+
+
+def _write_streams() -> int:
+    """``FIDO_CLOSE_WRITE_STREAMS`` (default 2) on PostgreSQL outside any transaction;
+    else 1 (other connections cannot see an enclosing transaction's rows)."""
+    if connection.vendor != "postgresql" or connection.in_atomic_block:
+        return 1
+    return max(1, int(getattr(settings, "FIDO_CLOSE_WRITE_STREAMS", 2)))
 
 
 def month_close_check(*, month: Month, discipline: str, now: dt.datetime) -> None:
