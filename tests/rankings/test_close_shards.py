@@ -22,7 +22,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.db import connections
 
-from rankings import fladub
+from rankings import fladub, seal
 from rankings.models import RankingList
 from rankings.selectors.shard_totals import (
     shard_totals,
@@ -157,6 +157,9 @@ def test_two_real_workers_publish_the_single_process_list(
     assert [x.status for x in lists] == ["published"]
     assert entries(lists[0]) == expected
     assert current_id() == lists[0].pk
+    # The seal's input digest covers the whole window, as a single-process close's does.
+    whole = seal.inputs_digest(window(discipline="fido", month=TARGET).sides)
+    assert (lists[0].inputs_sha256, lists[0].inputs_count) == (whole.sha256, whole.count)
     logs = [(tmp_path / f"{name}.log").read_text() for name in ("first", "second")]
     assert sum(log.count("shard 0/2 of fido") + log.count("shard 1/2 of fido") for log in logs) == 2
 
