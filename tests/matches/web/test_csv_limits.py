@@ -1,7 +1,7 @@
 """The CSV reader's bounds: every limit refused fast with a clear message, nothing stored.
 
 Issue 16, item 1: a header of 100,000 columns kept a worker busy for minutes (each column
-name was counted over the whole header). Each test here times the whole request, the way a
+name was counted over the whole header). Each test here times the whole request (its CPU time), the way a
 secretary's browser would send it.
 """
 
@@ -27,6 +27,9 @@ pytestmark = pytest.mark.django_db
 
 #: What "refused at once" means here: the old reader took over 100 s for the first case.
 FAST = 1.0
+# Seconds of CPU time of this thread, which runs the whole request (Django's test client
+# calls the view in it): the bound is on the work a request costs, which neighbours on a
+# shared CI machine do not change, as they change wall-clock time (the refusal takes 0.04 s).
 
 
 def _timed_upload(client: Client, data: bytes) -> tuple[int, str, float]:
@@ -34,9 +37,9 @@ def _timed_upload(client: Client, data: bytes) -> tuple[int, str, float]:
     # the figure is the reading of the file, not the first page a test process renders.
     upload(client, b"id\n")
     before = counts()
-    start = time.perf_counter()
+    start = time.thread_time()
     response = upload(client, data)
-    elapsed = time.perf_counter() - start
+    elapsed = time.thread_time() - start
     assert counts() == before
     return response.status_code, text(response.content.decode()), elapsed
 
@@ -121,7 +124,7 @@ def test_the_largest_allowed_file_is_read_quickly() -> None:
         for i in range(5_000)
     )
     data = (HEADER + rows).encode()
-    start = time.perf_counter()
+    start = time.thread_time()
     batch = read_csv(data, club_id="CLUB-7")
-    assert time.perf_counter() - start < FAST
+    assert time.thread_time() - start < FAST
     assert len(batch.matches) == 2_500 and not batch.problems
