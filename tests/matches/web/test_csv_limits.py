@@ -1,8 +1,8 @@
 """The CSV reader's bounds: every limit refused fast with a clear message, nothing stored.
 
 Issue 16, item 1: a header of 100,000 columns kept a worker busy for minutes (each column
-name was counted over the whole header). Each test here times the whole request (its CPU time), the way a
-secretary's browser would send it.
+name was counted over the whole header). Each test here times the whole request (its CPU
+time), the way a secretary's browser would send it.
 """
 
 from __future__ import annotations
