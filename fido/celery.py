@@ -43,6 +43,11 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "task": "rankings.due_months_close",
         "schedule": crontab(minute="*/5"),
     },
+    # Every night: each discipline's projected list (the open month as if it closed now).
+    "rankings-projections-refresh": {
+        "task": "rankings.projections_refresh",
+        "schedule": crontab(hour=3, minute=17),
+    },
 }
 
 

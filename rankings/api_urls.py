@@ -2,14 +2,17 @@
 
 from django.urls import path
 
-from .apis import lists, players
+from .apis import forecast, ledger, lists, players, projection
 from .http_cache import list_cached
 
 _ROUTES = [
     # (route under /api/, view, name); the more specific routes first.
+    ("players/<str:player_id>/forecast", forecast.PlayerForecastAPI, "api-ranking-player-forecast"),
+    ("players/<str:player_id>/ledger", ledger.PlayerLedgerAPI, "api-ranking-player-ledger"),
     ("players/<str:player_id>/results", players.PlayerResultsAPI, "api-ranking-player-results"),
     ("players/<str:player_id>", players.PlayerHistoryAPI, "api-ranking-player"),
     ("lists", lists.ArchiveAPI, "api-ranking-lists"),
+    ("projected", projection.ProjectedListAPI, "api-ranking-projected"),
     ("<str:month>.<str:fmt>", lists.DownloadAPI, "api-ranking-download"),
     ("<str:month>", lists.MonthListAPI, "api-ranking-month"),
     ("", lists.CurrentListAPI, "api-ranking-current"),

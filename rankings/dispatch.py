@@ -20,6 +20,8 @@ from matches.months import Month
 MONTH_CLOSE = "rankings.month_close"
 DUE_MONTHS_CLOSE = "rankings.due_months_close"
 CLOSE_SHARD = "rankings.close_shard"
+PROJECTION_REFRESH = "rankings.projection_refresh"
+PROJECTIONS_REFRESH = "rankings.projections_refresh"
 
 
 def month_close_send(
@@ -78,3 +80,21 @@ def close_shards_forget(pending: Any) -> None:
     the outcome; the file backend cannot forget results that were never written)."""
     with contextlib.suppress(Exception):
         pending.forget()
+
+
+def projection_send(
+    *, discipline: str, run_id: int, on_failure: Callable[[BaseException], None]
+) -> None:
+    """After commit, send the refresh of ``discipline``'s projected list (run ``run_id``)."""
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from fido.celery import app
+
+    def send() -> None:
+        try:
+            app.send_task(PROJECTION_REFRESH, args=(discipline, run_id))
+        except (BrokerError, OSError) as exc:
+            on_failure(exc)
+            raise
+
+    transaction.on_commit(send)

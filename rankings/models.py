@@ -54,6 +54,9 @@ class RankingList(AuditRecord):
         COMPUTING = "computing", _("Computing")
         PUBLISHED = "published", _("Published")
         FAILED = "failed", _("Failed")
+        # The list the open month would publish if it closed now (rankings.services.projection):
+        # never published, never current, never in the archive or the feeds.
+        PROJECTED = "projected", _("Projected")
 
     discipline = models.CharField(max_length=10, choices=Discipline.choices)
     month = models.DateField(help_text="first day of the month of the list")
@@ -97,6 +100,10 @@ class RankingList(AuditRecord):
     @property
     def is_published(self) -> bool:
         return self.status == self.Status.PUBLISHED
+
+    @property
+    def is_projected(self) -> bool:
+        return self.status == self.Status.PROJECTED
 
 
 class RankingEntry(EntryFigures, AuditRecord):
@@ -212,3 +219,70 @@ class CloseRun(AuditRecord):
     @property
     def is_finished(self) -> bool:
         return self.state in {self.State.SUCCEEDED, self.State.FAILED}
+
+
+class ProjectionRun(models.Model):
+    """One refresh of a discipline's projected list: who asked (nobody: the nightly beat),
+    its state, stage and percentage, and the error (:mod:`rankings.services.projection`).
+
+    Apart from :class:`CloseRun` on purpose: a projection never blocks, nor is mistaken
+    for, a close.
+    """
+
+    class State(models.TextChoices):
+        QUEUED = "queued", _("Queued")
+        RUNNING = "running", _("Running")
+        SUCCEEDED = "succeeded", _("Succeeded")
+        FAILED = "failed", _("Failed")
+
+    discipline = models.CharField(max_length=10, choices=Discipline.choices)
+    month = models.DateField(null=True, blank=True, help_text="the month projected")
+    state = models.CharField(max_length=10, choices=State.choices, default=State.QUEUED)
+    stage = models.CharField(max_length=10, default="queued")
+    percent = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True)
+    requested_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    ranking_list = models.ForeignKey(
+        RankingList, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=Q(percent__lte=100), name="projection_run_percent"),
+        ]
+
+    def __str__(self) -> str:
+        return f"projection {self.discipline}: {self.state}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.state in {self.State.SUCCEEDED, self.State.FAILED}
+
+
+class CloseHold(AuditRecord):
+    """An admin held or released a discipline's close, with who, when and why (an event:
+    the discipline is held while its latest event is a hold). Beat skips a held close."""
+
+    class Action(models.TextChoices):
+        HOLD = "hold", _("Held")
+        RELEASE = "release", _("Released")
+
+    discipline = models.CharField(max_length=10, choices=Discipline.choices)
+    action = models.CharField(max_length=10, choices=Action.choices)
+    reason = models.TextField()
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["discipline", "-at"], name="close_hold_latest")]
+
+    def __str__(self) -> str:
+        return f"{self.discipline} {self.action} at {self.at:%Y-%m-%d %H:%M}"

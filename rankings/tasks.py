@@ -9,6 +9,10 @@ message unacknowledged and the broker hands it to another worker (Redis: after
 ``CELERY_VISIBILITY_TIMEOUT``), whose run cleans up the dead one's attempt. Transient
 database or broker errors retry with exponential backoff; a refusal is final.
 
+``rankings.projection_refresh`` refreshes one discipline's projected list (the dashboard's
+button), ``rankings.projections_refresh`` every discipline's (the nightly beat); both are
+safe to repeat (each refresh replaces the last).
+
 ``rankings.due_months_close`` is the beat task (``fido.celery.BEAT_SCHEDULE``): it enqueues the
 close of every month whose deadline passed more than ``FIDO_CLOSE_DELAY`` minutes ago.
 
@@ -30,11 +34,20 @@ from django.db import InterfaceError, OperationalError
 from fido.celery import app as _app  # noqa: F401  (the tasks below bind to this app)
 from matches.months import Month
 
-from .dispatch import CLOSE_SHARD, DUE_MONTHS_CLOSE, MONTH_CLOSE
+from .dispatch import (
+    CLOSE_SHARD,
+    DUE_MONTHS_CLOSE,
+    MONTH_CLOSE,
+    PROJECTION_REFRESH,
+    PROJECTIONS_REFRESH,
+)
+from .models import ProjectionRun
 from .selectors.shard_totals import shard_totals, totals_to_wire
 from .services.close import CloseRefused
 from .services.close import month_close as month_close_service
 from .services.close_run import close_run_claim
+from .services.projection import projection_refresh as projection_refresh_service
+from .services.projection import projections_refresh_all
 from .services.schedule import due_months_enqueue
 
 logger = logging.getLogger(__name__)
@@ -123,3 +136,29 @@ def close_shard(month: str, discipline: str, shard: int, shards: int) -> dict[st
 def due_months_close() -> list[int]:
     """Enqueue the close of every due month (one per discipline per tick)."""
     return [run.pk for run in due_months_enqueue()]
+
+
+@shared_task(
+    name=PROJECTION_REFRESH,
+    acks_late=True,
+    autoretry_for=_transient(),
+    retry_backoff=5,
+    max_retries=3,
+    soft_time_limit=CLOSE_SOFT_TIME_LIMIT,
+    time_limit=CLOSE_TIME_LIMIT,
+)
+def projection_refresh(discipline: str, run_id: int | None = None) -> dict[str, Any]:
+    """Refresh ``discipline``'s projected list, recording progress in run ``run_id``."""
+    run = ProjectionRun.objects.filter(pk=run_id).first() if run_id is not None else None
+    try:
+        projected = projection_refresh_service(discipline=discipline, run=run)
+    except CloseRefused as exc:
+        logger.warning("projection of %s refused: %s", discipline, exc)
+        return {"state": "refused", "error": str(exc)}
+    return {"state": "projected", "ranking_list": projected.pk, "entries": projected.entry_count}
+
+
+@shared_task(name=PROJECTIONS_REFRESH, acks_late=True, ignore_result=True)
+def projections_refresh() -> list[int]:
+    """The nightly refresh of every discipline's projected list."""
+    return [projected.pk for projected in projections_refresh_all()]

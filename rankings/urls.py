@@ -15,6 +15,8 @@ _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
     # (route, view, name); templates and tests reverse the names.
     # A published list's pages carry an ETag and Cache-Control (rankings.http_cache).
     ("ranking/<str:discipline>/", list_cached(page=True)(public.ranking), "ranking"),
+    # The projection changes every night: never cached (no list_cached).
+    ("ranking/<str:discipline>/projected/", public.ranking_projected, "ranking_projected"),
     (
         "ranking/<str:discipline>/<str:month>/",
         list_cached(page=True)(public.ranking),
@@ -29,5 +31,12 @@ _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
     ("dashboard/", dashboard.dashboard, "dashboard"),
     ("dashboard/close/", dashboard.month_close, "dashboard_close"),
     ("dashboard/runs/<int:pk>.json", dashboard.run_status, "run_status"),
+    ("dashboard/projection/", dashboard.projection_refresh, "dashboard_projection"),
+    ("dashboard/hold/", dashboard.hold_view, "dashboard_hold"),
+    (
+        "dashboard/projections/<int:pk>.json",
+        dashboard.projection_status,
+        "projection_status",
+    ),
 ]
 urlpatterns: list = [path(route, view, name=name) for route, view, name in _ROUTES]

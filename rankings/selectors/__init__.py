@@ -17,6 +17,13 @@ the reader uses loaded.
   from;
 - :mod:`~rankings.selectors.window`: everything the close of a month computes from;
 - :mod:`~rankings.selectors.clubs`: the clubs, a club's page;
+- :mod:`~rankings.selectors.projection`: the projected list of the open month (provisional)
+  and a player's place in it;
+- :mod:`~rankings.selectors.ledger`: why a player's number and rank changed from the list
+  before (the parts of :mod:`rankings.ledger`);
+- :mod:`~rankings.selectors.forecast`: the drop-out calendar, a player's next 12 numbers if
+  they play nothing;
+- :mod:`~rankings.selectors.holds`: whether a discipline's close is held;
 - :mod:`~rankings.selectors.cycle`: the open month, the months due, an active close;
 - :mod:`~rankings.selectors.dashboard`: the cycle dashboard;
 - :mod:`~rankings.selectors.navigation`: what the navigation knows of the reader.

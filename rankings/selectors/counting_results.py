@@ -65,6 +65,8 @@ class CountingResult:
 
     match_id: str
     """The match's id at its club (the submission's ``id``)."""
+    match_pk: int
+    """The stored match (a correction is a new revision: a new one)."""
     club_id: str
     club_name: str
     date_played: dt.date
@@ -224,6 +226,7 @@ def _result(
     )
     return CountingResult(
         match_id=me.external_id,
+        match_pk=int(breakdown.match_id[i]),
         club_id=me.club_id,
         club_name=me.club_name,
         date_played=me.date_played,

@@ -84,6 +84,10 @@ class Card:
     latest_list: ListInfo | None = None
     refusals: list[str] = field(default_factory=list)
     run_view: dict[str, Any] | None = None
+    projection: dict[str, Any] | None = None
+    """The projected list and its latest refresh (the view's to fill in)."""
+    hold: Any = None
+    """The hold of the close (:class:`~rankings.models.CloseHold`), if it is held."""
 
     @property
     def can_close(self) -> bool:

@@ -4,6 +4,10 @@
   enqueueing, the publication;
 - :mod:`~rankings.services.close_run`: the run record of a close (creation, progress,
   failure);
+- :mod:`~rankings.services.projection`: the projected list (the open month as if it closed
+  now, by the close's own functions), refreshed nightly and from the dashboard;
+- :mod:`~rankings.services.holds`: holding a discipline's close and releasing it (events
+  with who, when and why; the beat skips a held close);
 - :mod:`~rankings.services.schedule`: the beat task's body (enqueue the due closes), and
   catching up inline.
 

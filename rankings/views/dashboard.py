@@ -49,11 +49,15 @@ from matches import clock
 from matches.disciplines import DISCIPLINES
 from matches.months import Month, deadline
 
-from ..models import CloseRun
+from ..models import CloseRun, ProjectionRun
 from ..selectors import dashboard as reads
 from ..selectors.cycle import active_close_run
+from ..selectors.holds import close_hold
 from ..selectors.lists import published_list
+from ..selectors.projection import latest_projection_run, projected_list
 from ..services.close import CloseRefused, month_close_check, month_close_enqueue
+from ..services.holds import HoldRefused, close_hold_release, close_hold_set
+from ..services.projection import projection_enqueue
 
 STATE_LABELS = {
     "queued": gettext_lazy("queued"),
@@ -61,6 +65,15 @@ STATE_LABELS = {
     "succeeded": gettext_lazy("published"),
     "failed": gettext_lazy("failed"),
 }
+PROJECTION_STAGE_LABELS = {
+    "queued": gettext_lazy("Waiting for a worker"),
+    "waiting": gettext_lazy("Waiting for a close to finish"),
+    "load": gettext_lazy("Loading results"),
+    "compute": gettext_lazy("Computing FLADUB"),
+    "write": gettext_lazy("Writing entries"),
+    "done": gettext_lazy("Done"),
+}
+PROJECTION_STATE_LABELS = {**STATE_LABELS, "succeeded": gettext_lazy("projected")}
 STAGE_LABELS = {
     "queued": gettext_lazy("Waiting for a worker"),
     "waiting": gettext_lazy("Waiting for another close"),
@@ -99,6 +112,11 @@ def close_refusals(*, discipline: str, month: Month, now: dt.datetime) -> list[s
     """
     reasons: list[str] = []
     tz = clock.federation_tz()
+    hold = close_hold(discipline)
+    if hold is not None:
+        reasons.append(
+            _("The close is held: %(reason)s (release it first).") % {"reason": hold.reason}
+        )
     active = active_close_run(discipline, now=now, stale_after=reads.STALE_RUN)
     if active is not None:
         reasons.append(
@@ -158,6 +176,8 @@ def _cards(now: dt.datetime) -> list[reads.Card]:
             card,
             refusals=close_refusals(discipline=card.discipline, month=card.open_month, now=now),
             run_view=run_view(card.run) if card.run is not None else None,
+            projection=_projection_view(card.discipline),
+            hold=close_hold(card.discipline),
         )
         for card in reads.dashboard_cards(now)
     ]
@@ -168,7 +188,15 @@ def _render_dashboard(request: HttpRequest, *, status: int = 200, **extra: Any) 
     cards = _cards(now)
     context = {
         "cards": cards,
-        "any_active": any(card.run_active for card in cards),
+        "any_active": any(
+            card.run_active
+            or (
+                card.projection
+                and card.projection["run"]
+                and not card.projection["run"].is_finished
+            )
+            for card in cards
+        ),
         "lists": reads.published_list_runs(),
         "stages": [(stage, STAGE_LABELS[stage]) for stage in reads.TIMED_STAGES],
         "events": reads.recent_events(),
@@ -283,3 +311,115 @@ def run_payload(run: CloseRun) -> dict[str, Any]:
             ),
         },
     }
+
+
+# --- the projected list -----------------------------------------------------------------------
+
+
+def _projection_view(discipline: str) -> dict[str, Any]:
+    """The discipline's projection and its latest refresh, for ``dashboard/_projection.html``."""
+    run = latest_projection_run(discipline)
+    return {
+        "projected": projected_list(discipline),
+        "run": run,
+        "payload": None if run is None else projection_payload(run),
+    }
+
+
+@never_cache
+@require_POST
+@staff_page
+def projection_refresh(request: HttpRequest) -> HttpResponse:
+    """Refresh a discipline's projected list in a worker; back to the dashboard (303)."""
+    discipline = request.POST.get("discipline", "")
+    if discipline not in DISCIPLINES:
+        return _render_dashboard(request, status=400, close_errors=[_("Unknown discipline.")])
+    try:
+        run = projection_enqueue(discipline=discipline, by=request.user)
+    except (BrokerError, OSError):
+        unreachable = _(
+            "The task queue is unreachable, so the projection was not started. Try again in "
+            "a moment."
+        )
+        return _render_dashboard(request, status=503, close_errors=[unreachable])
+    messages.success(
+        request,
+        _("Projecting the open month of the %(discipline)s: queued as run %(run)s.")
+        % {"discipline": DISCIPLINES[discipline].label, "run": run.pk},
+    )
+    response = redirect(reverse("rankings:dashboard") + f"#discipline-{discipline}")
+    response.status_code = 303
+    return response
+
+
+@never_cache
+@require_GET
+@staff_page
+def projection_status(request: HttpRequest, pk: int) -> JsonResponse:
+    """A projection run's progress as JSON (the shape of :func:`run_payload`)."""
+    run = ProjectionRun.objects.select_related("ranking_list").filter(pk=pk).first()
+    if run is None:
+        raise Http404("no such run")
+    return JsonResponse(projection_payload(run))
+
+
+def projection_payload(run: ProjectionRun) -> dict[str, Any]:
+    ranking_list = run.ranking_list
+    return {
+        "id": run.pk,
+        "discipline": run.discipline,
+        "month": str(Month.of(run.month)) if run.month else None,
+        "state": run.state,
+        "state_label": str(PROJECTION_STATE_LABELS.get(run.state, run.state)),
+        "stage": run.stage,
+        "stage_label": str(PROJECTION_STAGE_LABELS.get(run.stage, run.stage)),
+        "percent": run.percent,
+        "timings": {},
+        "error": run.error,
+        "finished": run.is_finished,
+        "provisional": True,
+        "ranking_list": None
+        if ranking_list is None
+        else {
+            "id": ranking_list.pk,
+            "month": str(Month.of(ranking_list.month)),
+            "version": ranking_list.version,
+            "entries": ranking_list.entry_count,
+            "url": reverse("rankings:ranking_projected", args=[ranking_list.discipline]),
+        },
+    }
+
+
+# --- holding the close --------------------------------------------------------------------------
+
+
+@never_cache
+@require_POST
+@staff_page
+def hold_view(request: HttpRequest) -> HttpResponse:
+    """Hold (``action=hold``) or release (``action=release``) a discipline's close, with a
+    reason; 400 with the reason for a refusal, else 303 back to the dashboard."""
+    return _hold(request)
+
+
+def _hold(request: HttpRequest) -> HttpResponse:
+    discipline = request.POST.get("discipline", "")
+    action = request.POST.get("action", "")
+    reason = request.POST.get("reason", "")
+    change = {"hold": close_hold_set, "release": close_hold_release}.get(action)
+    try:
+        if change is None:
+            raise HoldRefused(_("Choose to hold or to release the close."))
+        change(discipline=discipline, reason=reason, by=request.user)
+    except HoldRefused as exc:
+        return _render_dashboard(request, status=400, close_errors=[str(exc)])
+    label = DISCIPLINES[discipline].label
+    done = (
+        _("The close of the %(discipline)s is held.")
+        if action == "hold"
+        else _("The close of the %(discipline)s is released.")
+    )
+    messages.success(request, done % {"discipline": label})
+    response = redirect(reverse("rankings:dashboard") + f"#discipline-{discipline}")
+    response.status_code = 303
+    return response

@@ -28,14 +28,17 @@ from matches.disciplines import DISCIPLINES
 from matches.models import Category, Player, club_id_validator
 from matches.months import Month, local_month
 
-from .. import badges, charts, http_cache
+from .. import badges, charts, http_cache, ledger_words
 from ..selectors import list_page as pages
 from ..selectors.clubs import club_page, clubs_by_country
 from ..selectors.counting_results import counting_results
+from ..selectors.forecast import player_forecast
+from ..selectors.ledger import player_ledger
 from ..selectors.lists import EntryInfo, ListInfo, current_lists, discipline_lists
 from ..selectors.lists import archive as published_archive
 from ..selectors.player_history import HistoryPoint, player_history
 from ..selectors.players import player_by_id, player_disciplines, surviving_player
+from ..selectors.projection import projected_entry, projected_list
 
 MAX_QUERY_LENGTH = 100
 MAX_PAGE = 1_000_000
@@ -147,6 +150,30 @@ def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> 
     ranking_list = lists.current if month is None else lists.of_month
     if month is not None and ranking_list is None:
         raise Http404(_("No list of that month has been published."))
+    context = _ranking_context(request, discipline, ranking_list, lists)
+    context["is_archive"] = month is not None
+    if month is None:
+        context["projected"] = projected_list(discipline)
+    return http_cache.shows(render(request, "rankings/ranking.html", context), ranking_list)
+
+
+@require_GET
+def ranking_projected(request: HttpRequest, discipline: str) -> HttpResponse:
+    """The projected list of the open month: provisional, as of its refresh, no download."""
+    discipline = _discipline(discipline)
+    projected = projected_list(discipline)
+    if projected is None:
+        raise Http404(_("There is no projected list yet."))
+    lists = discipline_lists(discipline, None)
+    context = _ranking_context(request, discipline, projected.ranking_list, lists)
+    context.update(is_archive=False, is_current=False, projected=projected, showing_projection=True)
+    context["downloads"] = {}
+    return render(request, "rankings/ranking.html", context)
+
+
+def _ranking_context(
+    request: HttpRequest, discipline: str, ranking_list: ListInfo | None, lists: Any
+) -> dict[str, Any]:
     filters = _filters(request)
     info = DISCIPLINES[discipline]
     context: dict[str, Any] = {
@@ -160,11 +187,10 @@ def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> 
         "query": " ".join(request.GET.get("q", "").split()),
         "short_query": bool(request.GET.get("q", "").strip()) and not filters.q,
         "min_search": pages.MIN_NAME_SEARCH,
-        "is_archive": month is not None,
     }
     if ranking_list is not None:
         context.update(_ranking_table(request, ranking_list, filters, lists))
-    return http_cache.shows(render(request, "rankings/ranking.html", context), ranking_list)
+    return context
 
 
 def _ranking_table(
@@ -367,7 +393,12 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     )
     points = player_history(found, discipline=selected)
     entry = entries.get(selected)
+    projected = projected_list(selected)
     context: dict[str, Any] = {
+        "projected": projected,
+        "ledgers": _ledgers(found.pk, ranking_list, projected, results),
+        "forecast": _forecast(found.pk, selected),
+        "projected_entry": projected_entry(projected, found.pk) if projected else None,
         "player": found,
         "selected": selected,
         "selected_name": DISCIPLINES[selected].name,
@@ -394,6 +425,73 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
         "urls": _url_prefixes(),
     }
     return render(request, "rankings/player.html", context)
+
+
+def _forecast(player_pk: int, discipline: str) -> dict[str, Any] | None:
+    """The drop-out calendar: the next 12 numbers if the player plays nothing (a chart and
+    its table); None when the player has no counting result."""
+    found = player_forecast(player_pk, discipline=discipline)
+    if not any(m.fladub_cents for m in found.months):
+        return None
+    labels = [str(m.month) for m in found.months]
+    chart = charts.line_chart(
+        labels=labels,
+        series=[charts.Series(_("FLADUB"), [m.fladub_cents / 100 for m in found.months])],
+        title=_("FLADUB in the next 12 lists with no new result"),
+        desc=_("From %(first)s to %(last)s: %(start)s to %(end)s.")
+        % {
+            "first": labels[0],
+            "last": labels[-1],
+            "start": number_format(found.months[0].fladub_cents / 100, 2),
+            "end": number_format(found.months[-1].fladub_cents / 100, 2),
+        },
+        chart_id=f"chart-forecast-{discipline}",
+        height=220,
+        value_format=lambda v: number_format(v, 2),
+    )
+    rows = [
+        {
+            "month": m.month,
+            "fladub_cents": m.fladub_cents,
+            "change": ledger_words.signed(m.change_cents),
+            "leaving": m.leaving,
+        }
+        for m in found.months
+    ]
+    return {"months": rows, "svg": mark_safe(chart)}  # noqa: S308 - charts escapes all text
+
+
+LEDGER_RANK_EXPLAINED_UP_TO = 1_000
+"""The player page explains a change of rank (who passed, who entered above) up to this
+rank: the counts read the entries above the player (the API explains every rank)."""
+
+
+def _ledgers(
+    player_pk: int, current: ListInfo | None, projected: Any, counted: Any
+) -> list[dict[str, Any]]:
+    """Why the number changed: in the current list, and in the projection (provisional)."""
+    found = []
+    targets = [(current, False)] + ([(projected.ranking_list, True)] if projected else [])
+    for target, provisional in targets:
+        if target is None:
+            continue
+        item = player_ledger(
+            player_pk,
+            ranking_list=target,
+            explain_rank_up_to=LEDGER_RANK_EXPLAINED_UP_TO,
+            counted=None if provisional else counted,
+        )
+        if item.from_entry is None and item.to_entry is None:
+            continue
+        found.append(
+            {
+                "provisional": provisional,
+                "month_day": item.month.first_day,
+                "number": ledger_words.number_sentence(item),
+                "rank": ledger_words.rank_sentence(item.rank),
+            }
+        )
+    return found
 
 
 def _badge_snippets(request: HttpRequest, player: Player) -> dict[str, str]:

@@ -288,8 +288,9 @@ def test_download_links_point_at_the_api(client: Client, march) -> None:
 # The discipline's lists (current, the month's, the switcher's months); the page: one
 # statement for a page of the whole list, two or three for a filtered view (the bounded
 # look at the matching players, then their places and rows, or the walk); the countries
-# and clubs of the filters. No query per row, however long the list.
-QUERIES = {"whole": 4, "filtered": 6}
+# and clubs of the filters; the current page's projection, if any (one). No query per row,
+# however long the list.
+QUERIES = {"whole": 5, "filtered": 7}
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,121 @@
+"""A ledger (:mod:`rankings.selectors.ledger`) in plain sentences, in the reader's language.
+
+In: a :class:`~rankings.selectors.ledger.PlayerLedger`. Out: :func:`part_sentences`, one
+phrase per part ("+3.20 from 2 new results", "-0.40 a result of May 2025 left the
+window"), :func:`number_sentence` (the change as one sentence) and :func:`rank_sentence`
+(the change of rank explained). Amounts are signed, with the locale's decimal mark;
+months are written out. Used by the player page and the ledger API (its ``sentences``).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from django.utils.formats import date_format, number_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from .ledger import Part, RankChange
+from .selectors.ledger import PlayerLedger
+
+
+def signed(cents: int) -> str:
+    """``+3.20`` / ``-1.10`` (``+3,20`` in German)."""
+    amount = number_format(Decimal(abs(cents)) / 100, 2)
+    return ("-" if cents < 0 else "+") + amount
+
+
+def _part_words(part: Part[int], found: PlayerLedger) -> str:
+    n = len(part.results)
+    values = {"amount": signed(part.cents), "n": n}
+    if part.kind == "new":
+        return (
+            ngettext("%(amount)s from %(n)s new result", "%(amount)s from %(n)s new results", n)
+            % values
+        )
+    if part.kind == "aged":
+        if n == 1:
+            return _("%(amount)s as an older result aged") % values
+        return _("%(amount)s as %(n)s older results aged") % values
+    if part.kind == "left":
+        values["month"] = date_format(found.left_month.first_day, "F Y")
+        if n == 1:
+            return _("%(amount)s a result of %(month)s left the window") % values
+        return _("%(amount)s %(n)s results of %(month)s left the window") % values
+    if part.kind == "voided":
+        if n == 1:
+            return _("%(amount)s as a result was voided or corrected") % values
+        return _("%(amount)s as %(n)s results were voided or corrected") % values
+    if part.kind == "pushed_out":
+        if n == 1:
+            return _("%(amount)s as a result dropped out of the best 20") % values
+        return _("%(amount)s as %(n)s results dropped out of the best 20") % values
+    if part.kind == "pushed_in":
+        if n == 1:
+            return _("%(amount)s as an older result came back into the best 20") % values
+        return _("%(amount)s as %(n)s older results came back into the best 20") % values
+    return (
+        _("%(amount)s from merged player records or changes since the list was published") % values
+    )
+
+
+def part_sentences(found: PlayerLedger) -> list[str]:
+    """One phrase per part, in the ledger's order; parts of 0.00 naming no result are left
+    out (their phrase would say nothing)."""
+    return [_part_words(part, found) for part in found.ledger.parts if part.cents or part.results]
+
+
+def number_sentence(found: PlayerLedger) -> str:
+    """The whole change: "FLADUB 12.30 → 14.40 (+2.10): +3.20 from 2 new results; …"."""
+    head = _("FLADUB %(from)s → %(to)s (%(change)s)") % {
+        "from": number_format(Decimal(found.from_cents) / 100, 2),
+        "to": number_format(Decimal(found.to_cents) / 100, 2),
+        "change": signed(found.ledger.change_cents),
+    }
+    parts = part_sentences(found)
+    return f"{head}: {'; '.join(parts)}." if parts else f"{head}."
+
+
+def rank_sentence(rank: RankChange) -> str:
+    """The change of rank, explained when the counts were taken."""
+    if rank.rank_from is None and rank.rank_to is None:
+        return _("Not on either list.")
+    if rank.rank_from is None:
+        return _("New on the list, at rank %(rank)s.") % {"rank": rank.rank_to}
+    if rank.rank_to is None:
+        return _("Not on the list any more (rank %(rank)s before).") % {"rank": rank.rank_from}
+    head = _("Rank %(from)s → %(to)s") % {"from": rank.rank_from, "to": rank.rank_to}
+    if not rank.explained:
+        return f"{head}."
+    pieces = []
+    if rank.passed:
+        pieces.append(
+            ngettext("%(n)s player passed you", "%(n)s players passed you", rank.passed)
+            % {"n": rank.passed}
+        )
+    if rank.new_above:
+        pieces.append(
+            ngettext(
+                "%(n)s new player entered above you",
+                "%(n)s new players entered above you",
+                rank.new_above,
+            )
+            % {"n": rank.new_above}
+        )
+    if rank.overtaken:
+        pieces.append(
+            ngettext("you passed %(n)s player", "you passed %(n)s players", rank.overtaken)
+            % {"n": rank.overtaken}
+        )
+    if rank.gone_above:
+        pieces.append(
+            ngettext(
+                "%(n)s player above you left the list",
+                "%(n)s players above you left the list",
+                rank.gone_above,
+            )
+            % {"n": rank.gone_above}
+        )
+    if not pieces:
+        return _("%(head)s: nobody passed you and you passed nobody.") % {"head": head}
+    return f"{head}: {'; '.join(pieces)}."

@@ -1,0 +1,86 @@
+"""The drop-out calendar: a player's number in each of the next lists if they play nothing.
+
+In: a player (primary key), a discipline. Out: :class:`Forecast`: from the discipline's
+open month R (:func:`rankings.selectors.cycle.open_month`, the next list to be published)
+on, for each of the next 12 lists L(R) .. L(R + 11), the player's FLADUB if no further
+result is stored, and which results leave the window in that list (each result also
+shrinks by 1/12 of its points every month: the change of the number says by how much).
+
+How: the player's results counting in L(R) as stored now are read by
+:func:`~rankings.selectors.counting_results.counting_results` (their match points, by the
+FLADUB core), and each later list's number is the core's own
+:func:`rankings.fladub.player_totals` on those results at that month: the same weights,
+the same best 20, the same rounding as a close. Results stored later (or counting first in
+a later month) are not in it: this is the calendar of what is already there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from matches.months import Month
+
+from .. import fladub
+from .counting_results import CountingResult, CountingResults, counting_results
+from .cycle import open_month
+
+MONTHS_AHEAD = 12
+
+
+@dataclass(frozen=True)
+class ForecastMonth:
+    month: Month
+    fladub_cents: int
+    change_cents: int
+    """Against the month before (the first: against the player's results in L(R) itself,
+    so 0)."""
+    leaving: tuple[CountingResult, ...]
+    """Results that count in the month before and not in this one (age 12)."""
+
+
+@dataclass(frozen=True)
+class Forecast:
+    discipline: str
+    start: Month | None
+    months: tuple[ForecastMonth, ...] = ()
+
+
+def _totals_cents(results: CountingResults, month: Month) -> int:
+    rows = results.results
+    if not rows:
+        return 0
+    core = fladub.Results(
+        match_id=np.array([r.match_pk for r in rows], dtype=np.int64),
+        month_played=np.array([r.month_played.index for r in rows], dtype=np.int32),
+        counting_month=np.array([r.counting_month.index for r in rows], dtype=np.int32),
+        player=np.zeros(len(rows), dtype=np.int64),
+        points=np.array([r.points for r in rows], dtype=np.float64),
+    )
+    totals = fladub.player_totals(core, month.index)
+    return int(totals.fladub_cents[0]) if len(totals.player) else 0
+
+
+def player_forecast(player_pk: int, *, discipline: str) -> Forecast:
+    """The player's next 12 numbers if they play nothing, and the results leaving when."""
+    start = open_month(discipline)
+    if start is None:
+        return Forecast(discipline=discipline, start=None)
+    now = counting_results(player_pk, discipline=discipline, month=start)
+    months = []
+    previous = _totals_cents(now, start)
+    for ahead in range(MONTHS_AHEAD):
+        month = start + ahead
+        cents = _totals_cents(now, month)
+        gone = month + (-fladub.WINDOW_MONTHS)
+        months.append(
+            ForecastMonth(
+                month=month,
+                fladub_cents=cents,
+                change_cents=cents - previous,
+                leaving=tuple(r for r in now.results if r.month_played == gone),
+            )
+        )
+        previous = cents
+    return Forecast(discipline=discipline, start=start, months=tuple(months))

@@ -1,0 +1,161 @@
+"""Why did I move: a player's change of FLADUB and rank from L(R - 1) to L(R), explained.
+
+In: a player (primary key), a discipline and a list L(R), published or projected
+(:class:`~rankings.sql.ListInfo`). Out: :class:`PlayerLedger`: the two numbers and ranks,
+the parts of the change (:func:`rankings.core.decompose`, which sum exactly to it), each
+naming its results (:class:`~rankings.selectors.counting_results.CountingResult`), and the
+change of rank explained (:class:`rankings.core.RankChange`).
+
+How: the player's counting results in L(R - 1) and in L(R) are read by
+:func:`~rankings.selectors.counting_results.counting_results` (the FLADUB core on the
+player's matches: the numbers the lists are made of); the published numbers and ranks from
+the lists' entries; the rank change by counting the players above in both lists (two
+statements on the entries of the two lists, bounded by the player's rank).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from django.db.models import Exists, OuterRef
+
+from matches.months import Month
+
+from .. import fladub
+from .. import ledger as core
+from ..models import RankingEntry
+from ..sql import EntryInfo, ListInfo
+from .counting_results import CountingResult, CountingResults, counting_results
+from .lists import published_list
+
+Key = int
+"""A result: its stored match (a correction's revision is a match of its own)."""
+
+
+@dataclass(frozen=True)
+class PlayerLedger:
+    month: Month
+    from_entry: EntryInfo | None
+    to_entry: EntryInfo | None
+    ledger: core.Ledger[Key]
+    results: dict[Key, CountingResult]
+    """Every result a part names, from L(R) or (for results gone) L(R - 1)."""
+    rank: core.RankChange
+    left_month: Month
+
+    @property
+    def from_cents(self) -> int:
+        return self.ledger.from_cents
+
+    @property
+    def to_cents(self) -> int:
+        return self.ledger.to_cents
+
+
+def entry_in(list_id: int, player_pk: int) -> EntryInfo | None:
+    """The player's entry in a list (any status), or None."""
+    row = (
+        RankingEntry.objects.filter(ranking_list_id=list_id, player_id=player_pk)
+        .values_list("rank", "fladub_cents", "results_counted", "previous_rank", "movement")
+        .first()
+    )
+    return None if row is None else EntryInfo(*row)
+
+
+def _held(results: tuple[CountingResult, ...]) -> dict[Key, core.Held]:
+    weighted = np.array([r.weighted for r in results], dtype=np.float64)
+    units = np.rint(weighted * fladub.UNITS_PER_POINT).astype(np.int64).tolist()
+    return {
+        r.match_pk: core.Held(units=u, in_best=r.in_best)
+        for r, u in zip(results, units, strict=True)
+    }
+
+
+def player_ledger(
+    player_pk: int,
+    *,
+    ranking_list: ListInfo,
+    explain_rank_up_to: int | None = None,
+    counted: CountingResults | None = None,
+) -> PlayerLedger:
+    """Why the player's number and rank in ``ranking_list`` differ from the list before.
+
+    The rank change is explained (who passed, who entered above) when the player is listed
+    in both lists and, if ``explain_rank_up_to`` is given, ranked no lower than it in
+    either (the counts read the entries above the player: a page bounds them). ``counted``:
+    the player's counting results in ``ranking_list`` if the caller has read them already."""
+    month = ranking_list.list_month
+    discipline = ranking_list.discipline
+    previous = published_list(discipline=discipline, month=month.prev())
+    from_entry = entry_in(previous.id, player_pk) if previous is not None else None
+    to_entry = entry_in(ranking_list.id, player_pk)
+    before = counting_results(player_pk, discipline=discipline, month=month.prev())
+    after = counted
+    if after is None or after.month != month or after.player_pk != player_pk:
+        after = counting_results(player_pk, discipline=discipline, month=month)
+    left_month = month + (-fladub.WINDOW_MONTHS)
+    earlier = {(r.club_id, r.match_id) for r in before.results}
+    earlier_pks = {r.match_pk for r in before.results}
+    found = core.decompose(
+        _held(before.results),
+        _held(after.results),
+        left={r.match_pk for r in before.results if r.month_played == left_month},
+        from_cents=from_entry.fladub_cents if from_entry else 0,
+        to_cents=to_entry.fladub_cents if to_entry else 0,
+        corrections={
+            r.match_pk
+            for r in after.results
+            if (r.club_id, r.match_id) in earlier and r.match_pk not in earlier_pks
+        },
+    )
+    results = {r.match_pk: r for r in before.results}
+    results.update({r.match_pk: r for r in after.results})
+    rank = core.RankChange(
+        rank_from=from_entry.rank if from_entry else None,
+        rank_to=to_entry.rank if to_entry else None,
+    )
+    if previous is not None and from_entry is not None and to_entry is not None:
+        bound = explain_rank_up_to
+        if bound is None or max(from_entry.rank, to_entry.rank) <= bound:
+            rank = _rank_change(previous.id, ranking_list.id, from_entry, to_entry)
+    return PlayerLedger(
+        month=month,
+        from_entry=from_entry,
+        to_entry=to_entry,
+        ledger=found,
+        results=results,
+        rank=rank,
+        left_month=left_month,
+    )
+
+
+def _rank_change(
+    previous_id: int, list_id: int, before: EntryInfo, now: EntryInfo
+) -> core.RankChange:
+    """Who is above the player now and who was: players who passed, new entries above,
+    players overtaken, players above who left the list."""
+    in_previous = RankingEntry.objects.filter(
+        ranking_list_id=previous_id, player=OuterRef("player")
+    )
+    # rank < mine <=> a strictly larger FLADUB: the (list, rank) index bounds each count.
+    above_now = RankingEntry.objects.filter(ranking_list_id=list_id, rank__lt=now.rank)
+    new_above = above_now.filter(~Exists(in_previous)).count()
+    was_above = above_now.filter(Exists(in_previous.filter(rank__lt=before.rank))).count()
+    in_list = RankingEntry.objects.filter(ranking_list_id=list_id, player=OuterRef("player"))
+    gone_above = (
+        RankingEntry.objects.filter(ranking_list_id=previous_id, rank__lt=before.rank)
+        .filter(~Exists(in_list))
+        .count()
+    )
+    passed = (now.rank - 1) - new_above - was_above
+    overtaken = (before.rank - 1) - was_above - gone_above
+    return core.RankChange(
+        rank_from=before.rank,
+        rank_to=now.rank,
+        passed=passed,
+        new_above=new_above,
+        overtaken=overtaken,
+        gone_above=gone_above,
+        explained=True,
+    )

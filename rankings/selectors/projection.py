@@ -1,0 +1,75 @@
+"""The projected list of a discipline, and a player's place in it.
+
+In: a discipline (and a player's primary key). Out: :func:`projected_list` — the
+discipline's projection (:mod:`rankings.services.projection`) as a
+:class:`~rankings.sql.ListInfo` (so the list's pages are read by
+:func:`rankings.selectors.list_page.list_page`, like any list) with the instant it is
+``as_of``, or None when there is none or it is stale (its month has been published since:
+the projection is of the open month, :func:`rankings.selectors.cycle.open_month`);
+:func:`projected_entry` — a player's entry in it, or None; :func:`latest_projection_run`
+(the dashboard's progress). Every reader marks what these return as provisional.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from django.db.models import Exists, OuterRef
+
+from ..models import ProjectionRun, RankingEntry, RankingList
+from ..sql import EntryInfo, ListInfo
+
+
+@dataclass(frozen=True)
+class Projected:
+    """A projected list: the shape of a month's list, provisional, as of an instant."""
+
+    ranking_list: ListInfo
+    as_of: dt.datetime
+
+    provisional = True
+
+
+def projected_list(discipline: str) -> Projected | None:
+    """The discipline's current projection of its open month, or None (one query).
+
+    A projection whose month has a published list since (or an earlier one: never the
+    case, but not open either) is stale and not returned."""
+    published_since = RankingList.objects.filter(
+        discipline=discipline, status=RankingList.Status.PUBLISHED, month__gte=OuterRef("month")
+    )
+    found = (
+        RankingList.objects.filter(discipline=discipline, status=RankingList.Status.PROJECTED)
+        .filter(~Exists(published_since))
+        .order_by("-created_at", "-id")
+        .first()
+    )
+    if found is None:
+        return None
+    info = ListInfo(
+        id=found.pk,
+        discipline=found.discipline,
+        month=found.month,
+        version=found.version,
+        entry_count=found.entry_count,
+        published_at=None,
+    )
+    return Projected(ranking_list=info, as_of=found.created_at)
+
+
+def projected_entry(projected: Projected, player_pk: int) -> EntryInfo | None:
+    """The player's entry in the projection, or None if they would not be listed."""
+    row = (
+        RankingEntry.objects.filter(ranking_list_id=projected.ranking_list.id, player_id=player_pk)
+        .values_list("rank", "fladub_cents", "results_counted", "previous_rank", "movement")
+        .first()
+    )
+    return None if row is None else EntryInfo(*row)
+
+
+def latest_projection_run(discipline: str) -> ProjectionRun | None:
+    """The discipline's latest projection run (any state)."""
+    return (
+        ProjectionRun.objects.filter(discipline=discipline).order_by("-created_at", "-id").first()
+    )

@@ -1,0 +1,73 @@
+"""The drop-out calendar (rankings.selectors.forecast): the next 12 numbers if the player
+plays nothing are the numbers the closes then publish, and the results leave when due."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from django.test import Client
+
+from matches.months import Month
+from rankings.models import RankingEntry
+from rankings.selectors.forecast import player_forecast
+from tests.matches.factories import ClubFactory, PlayerFactory
+from tests.rankings.factories import close, submit_table
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ada():
+    club = ClubFactory(club_id="CLUB-F")
+    ada, bob, cy = (PlayerFactory(player_id=f"P-F{n}", club=club) for n in "ABC")
+    submit_table(club, [([ada], 5), ([bob], 1)], id="m1", date="2026-03-10")
+    close("2026-03")
+    submit_table(club, [([ada], 5), ([cy], 1)], id="a1", date="2026-04-10")
+    return ada
+
+
+def test_by_hand(ada) -> None:
+    found = player_forecast(ada.pk, discipline="fido")
+    assert found.start == Month.parse("2026-04")  # the open month
+    numbers = [m.fladub_cents for m in found.months]
+    # April: 10 * 11/12 + 10 = 19.17; May: 8.33 + 9.17 = 17.50; ... March 2027: only April's
+    # result is left, at 1/12: 0.83 (March's left the window then).
+    assert numbers[:2] == [1917, 1750]
+    assert numbers[-1] == 83
+    assert [str(m.month) for m in found.months][-1] == "2027-03"
+    leaving = {str(m.month): [r.match_id for r in m.leaving] for m in found.months}
+    assert leaving["2027-03"] == ["m1"]
+    assert sum(len(v) for v in leaving.values()) == 1
+    assert sum(m.change_cents for m in found.months) == numbers[-1] - numbers[0]
+
+
+def test_the_closes_publish_what_the_calendar_said(ada) -> None:
+    found = player_forecast(ada.pk, discipline="fido")
+    for m in found.months[:4]:
+        published = close(m.month)
+        entry = RankingEntry.objects.get(ranking_list=published, player=ada)
+        assert entry.fladub_cents == m.fladub_cents, m.month
+
+
+def test_api_and_page(client: Client, ada) -> None:
+    body = client.get(f"/api/rankings/fido/players/{ada.player_id}/forecast").json()
+    assert body["provisional"] is True and body["start"] == "2026-04"
+    assert [m["fladub"] for m in body["months"][:2]] == ["19.17", "17.50"]
+    assert Decimal(body["months"][1]["change"]) == Decimal("-1.67")
+    assert body["months"][-1]["leaving"][0]["match_id"] == "m1"
+    assert client.get("/api/rankings/fido/players/P-NOBODY/forecast").status_code == 404
+    page = client.get(f"/players/{ada.player_id}/?discipline=fido").content.decode()
+    assert "Drop-out calendar" in page and 'id="chart-forecast-fido' in page
+    assert "CLUB-F/m1 (2026-03-10)" in page
+    german = client.get(
+        f"/players/{ada.player_id}/?discipline=fido", HTTP_ACCEPT_LANGUAGE="de"
+    ).content.decode()
+    assert "Drop-out calendar" not in german
+
+
+def test_no_results_no_calendar(client: Client, ada) -> None:
+    nobody = PlayerFactory()
+    assert not any(m.fladub_cents for m in player_forecast(nobody.pk, discipline="fido").months)
+    page = client.get(f"/players/{nobody.player_id}/?discipline=fido").content.decode()
+    assert "Drop-out calendar" not in page
