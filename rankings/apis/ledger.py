@@ -24,10 +24,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from .. import ledger_words
+from ..numbers import POINTS_PLACES
 from ..selectors.ledger import PlayerLedger, player_ledger
 from ..selectors.lists import ListInfo, published_list
 from ..selectors.projection import projected_list
 from . import inputs
+from .fields import decimal_field
 
 _KINDS = "merged, voided, left, aged, pushed_out, pushed_in, new"
 
@@ -37,7 +39,9 @@ class LedgerResultOutput(serializers.Serializer):
     club = serializers.CharField(source="club_id")
     date_played = serializers.DateField()
     month_played = serializers.CharField()
-    points = serializers.FloatField()
+    points = decimal_field(
+        POINTS_PLACES, "the match points (SPEC 4.3), a decimal string with 4 places"
+    )
 
 
 class LedgerPartOutput(serializers.Serializer):
