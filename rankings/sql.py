@@ -244,7 +244,8 @@ def window_sides(discipline: str, month: Month) -> Statement:
 
 @dataclass(frozen=True, slots=True)
 class MemberRow:
-    """A player at a table of one of a player's matches, with the match's facts."""
+    """A player at a table of one of a player's matches, with the match's facts: the
+    rows of the results a page shows (:func:`match_members`)."""
 
     match_id: int
     month_played: dt.date
@@ -262,7 +263,7 @@ class MemberRow:
     club_name: str
 
 
-PLAYER_MATCH_MEMBERS = Select(
+MEMBER_ROWS = Select(
     MemberRow,
     match_id="m.match_id",
     month_played="m.month_played",
@@ -281,18 +282,56 @@ PLAYER_MATCH_MEMBERS = Select(
 )
 
 
-def player_match_members(player_pk: int, discipline: str, month: Month) -> Statement:
-    """Every member of every match of a player that counts in L(month), with the match's
-    date, category and club: the player's results are found on the ``member_player``
-    index, under the window's condition."""
+@dataclass(frozen=True, slots=True)
+class MatchSide:
+    """A player at a table of one of a player's matches: what the FLADUB core reads."""
+
+    match_id: int
+    month_played: dt.date
+    counting_month: dt.date
+    base: int
+    side_position: int
+    score: int
+    player_pk: int
+
+
+PLAYER_MATCH_SIDES = Select(
+    MatchSide,
+    match_id="m.match_id",
+    month_played="m.month_played",
+    counting_month="m.counting_month",
+    base="m.base",
+    side_position="m.side_position",
+    score="m.score",
+    player_pk="m.player_id",
+)
+
+
+def player_match_sides(player_pk: int, discipline: str, month: Month) -> Statement:
+    """Every member of every match of a player that counts in L(month), from the members'
+    rows alone (no player, match or club row: a busy player's matches seat thousands of
+    players, whose names only the shown page needs): the player's results are found on
+    the ``member_player`` index, under the window's condition."""
     return Statement(
-        f"SELECT {PLAYER_MATCH_MEMBERS.sql} FROM {_MEMBER} m "  # noqa: S608
-        f"JOIN {_PLAYER} p ON p.id = m.player_id JOIN {_MATCH} x ON x.id = m.match_id "
-        f"JOIN {_CLUB} c ON c.id = x.club_id "
+        f"SELECT {PLAYER_MATCH_SIDES.sql} FROM {_MEMBER} m "  # noqa: S608
         f"WHERE m.match_id IN (SELECT s.match_id FROM {_MEMBER} s "
         f"WHERE s.player_id = %(player)s AND {window_condition('s')}) "
         "ORDER BY m.match_id, m.side_position, m.player_id",
         {"player": player_pk, **window_params(discipline, month)},
+    )
+
+
+def match_members(match_ids: Collection[int]) -> Statement:
+    """:class:`MemberRow` of every member of the given matches (at least one): the tables
+    of the results a page shows, with names, dates, categories and clubs."""
+    marks, params = named_list("match", sorted(match_ids))
+    return Statement(
+        f"SELECT {MEMBER_ROWS.sql} FROM {_MEMBER} m "  # noqa: S608
+        f"JOIN {_PLAYER} p ON p.id = m.player_id JOIN {_MATCH} x ON x.id = m.match_id "
+        f"JOIN {_CLUB} c ON c.id = x.club_id "
+        f"WHERE m.match_id IN ({marks}) "
+        "ORDER BY m.match_id, m.side_position, m.player_id",
+        params,
     )
 
 

@@ -3,10 +3,14 @@
 - ``GET /api/rankings/{discipline}/players/{player_id}``: FLADUB, rank, results counted,
   previous rank and movement in every published list that holds the player, oldest first
   (:func:`rankings.selectors.player_history.player_history`, the player page's history);
-- ``GET /api/rankings/{discipline}/players/{player_id}/results[?month=YYYY-MM]``: every
-  result counting in that list (default: the current one) with its age, weight, weighted
-  points and whether it is among the best 20
-  (:func:`rankings.selectors.counting_results.counting_results`, the player page's table).
+- ``GET /api/rankings/{discipline}/players/{player_id}/results[?month=YYYY-MM]``: the
+  results counting in that list (default: the current one) with their age, weight,
+  weighted points and whether each is among the best 20, best first, a page at a time as
+  the player page shows them (``page``, ``page_size``: 100 by default, at most 500; the
+  best 20 are on the first page); ``count`` is the number of all of them, ``next`` /
+  ``previous`` the neighbouring pages' addresses, ``fladub`` the sum of the best 20
+  (:func:`rankings.selectors.counting_results.counting_results_page`, the player page's
+  table).
 
 A merged record's id answers for the record it was merged into.
 """
@@ -17,11 +21,18 @@ from typing import Any
 
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
+from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ..numbers import POINTS_PLACES, WEIGHT_PLACES
-from ..selectors.counting_results import CountingResult, counting_results
+from ..selectors.counting_results import (
+    MAX_PAGE_SIZE,
+    PAGE_SIZE,
+    CountingResult,
+    PageOutOfRange,
+    counting_results_page,
+)
 from ..selectors.player_history import player_history
 from . import inputs
 from .fields import decimal_field, fladub_field
@@ -90,7 +101,18 @@ class BreakdownOutput(serializers.Serializer):
     discipline = serializers.CharField()
     month = serializers.CharField()
     fladub = fladub_field()
-    results = CountingResultOutput(many=True)
+    count = serializers.IntegerField(help_text="the number of all counting results")
+    page = serializers.IntegerField()
+    pages = serializers.IntegerField()
+    next = serializers.CharField(allow_null=True)
+    previous = serializers.CharField(allow_null=True)
+    results = CountingResultOutput(many=True, help_text="this page's results, best first")
+
+
+class _ResultsPaging(serializers.Serializer):
+    page = serializers.IntegerField(min_value=1, default=1)
+    page_size = serializers.IntegerField(min_value=1, max_value=MAX_PAGE_SIZE, default=PAGE_SIZE)
+    month = serializers.CharField(required=False, allow_blank=True, trim_whitespace=False)
 
 
 _FIELDS = CountingResultOutput().fields
@@ -123,26 +145,53 @@ class PlayerResultsAPI(inputs.PublicAPI):
             inputs.DISCIPLINE,
             inputs.PLAYER,
             OpenApiParameter("month", str, description="the list's month (default: current)"),
+            OpenApiParameter("page", int, description="page number, from 1"),
+            OpenApiParameter(
+                "page_size", int, description=f"results per page ({PAGE_SIZE}; max {MAX_PAGE_SIZE})"
+            ),
         ],
         responses={200: BreakdownOutput, 404: OpenApiResponse(description="unknown player")},
-        summary="Every result counting for a player in a list, with its weight",
+        summary="The results counting for a player in a list, with their weights, paged",
     )
     def get(self, request: Request, discipline: str, player_id: str) -> Response:
         discipline = inputs.discipline(discipline)
         player = inputs.player(player_id)
-        month = request.query_params.get("month")
+        paging = _ResultsPaging(data=request.query_params)
+        paging.is_valid(raise_exception=True)
+        options = paging.validated_data
+        month = options.get("month")
         ranking_list = (
             inputs.published(discipline, inputs.month(month))
             if month
             else inputs.current(discipline)
         )
-        found = counting_results(player.pk, discipline=discipline, month=ranking_list.list_month)
+        try:
+            found = counting_results_page(
+                player.pk,
+                discipline=discipline,
+                month=ranking_list.list_month,
+                page=options["page"],
+                page_size=options["page_size"],
+            )
+        except PageOutOfRange as exc:
+            raise NotFound(f"page {options['page']} is beyond the last result") from exc
+
+        def link(target: int) -> str:
+            query = request.query_params.copy()
+            query["page"] = str(target)
+            return request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+
         return Response(
             {
                 "player_id": str(player.player_id),
                 "discipline": discipline,
                 "month": str(found.month),
                 "fladub": _FLADUB.to_representation(found.fladub),
+                "count": found.count,
+                "page": found.number,
+                "pages": found.num_pages,
+                "next": link(found.number + 1) if found.has_next else None,
+                "previous": link(found.number - 1) if found.has_previous else None,
                 "results": [result_data(result) for result in found.results],
             }
         )

@@ -92,7 +92,12 @@ def player_ledger(
     to_entry = entry_in(ranking_list.id, player_pk)
     before = counting_results(player_pk, discipline=discipline, month=month.prev())
     after = counted
-    if after is None or after.month != month or after.player_pk != player_pk:
+    if (
+        after is None
+        or after.month != month
+        or after.player_pk != player_pk
+        or len(after.results) != after.count  # a page of them, not all
+    ):
         after = counting_results(player_pk, discipline=discipline, month=month)
     left_month = month + (-fladub.WINDOW_MONTHS)
     earlier = {(r.club_id, r.match_id) for r in before.results}

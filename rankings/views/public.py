@@ -4,7 +4,7 @@ No login needed. Each view checks its input (404 for an unknown discipline, play
 list; 400 for a malformed month, page or filter), calls the selectors of
 :mod:`rankings.selectors` and renders. Every page reads a fixed number of queries,
 whatever the size of the list: the ranking page one for its lists and one to three for
-its page of entries (plus the filters' choices), the player page seven.
+its page of entries (plus the filters' choices), the player page eight.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from matches.months import Month, local_month
 from .. import badges, charts, http_cache, ledger_words
 from ..selectors import list_page as pages
 from ..selectors.clubs import club_page, clubs_by_country
-from ..selectors.counting_results import counting_results
+from ..selectors.counting_results import CountingResults, PageOutOfRange, counting_results_page
 from ..selectors.forecast import player_forecast
 from ..selectors.ledger import player_ledger
 from ..selectors.lists import EntryInfo, ListInfo, current_lists, discipline_lists
@@ -386,11 +386,7 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     shown = [code for code in DISCIPLINES if code in entries or code in played]
     selected = _selected_discipline(request, shown, entries)
     ranking_list = lists.get(selected)
-    results = (
-        counting_results(found.pk, discipline=selected, month=ranking_list.list_month)
-        if ranking_list is not None
-        else None
-    )
+    results = _counting_page(request, found, selected, ranking_list)
     points = player_history(found, discipline=selected)
     entry = entries.get(selected)
     projected = projected_list(selected)
@@ -416,6 +412,7 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
         "entry": entry,
         "ranking_list": ranking_list,
         "results": results,
+        "results_pager": _results_pager(request, selected, results),
         "history": list(reversed(points)),
         "charts": _history_charts(points, found.name, selected) if points else None,
         "badge_path": reverse("rankings:player_badge", args=[found.player_id]),
@@ -492,6 +489,41 @@ def _ledgers(
             }
         )
     return found
+
+
+def _counting_page(
+    request: HttpRequest, player: Player, discipline: str, ranking_list: ListInfo | None
+) -> CountingResults | None:
+    """The page of the player's counting results asked for (``?page=``, 100 a page, the
+    best 20 on the first); a page after the last is a 404."""
+    number = _page(request)
+    if ranking_list is None:
+        return None
+    try:
+        return counting_results_page(
+            player.pk, discipline=discipline, month=ranking_list.list_month, page=number
+        )
+    except PageOutOfRange:
+        raise Http404(_("That page is beyond the player's last result.")) from None
+
+
+def _results_pager(
+    request: HttpRequest, discipline: str, results: CountingResults | None
+) -> dict[str, str] | None:
+    """The links between the pages of the player's results, or None on a single page."""
+    if results is None or results.num_pages == 1:
+        return None
+
+    def url(number: int) -> str:
+        query = _query(discipline=discipline, page=number)
+        return f"{request.path}?{query}#results-h"
+
+    return {
+        "first": url(1),
+        "previous": url(results.number - 1),
+        "next": url(results.number + 1),
+        "last": url(results.num_pages),
+    }
 
 
 def _badge_snippets(request: HttpRequest, player: Player) -> dict[str, str]:

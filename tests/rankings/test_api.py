@@ -318,6 +318,11 @@ def test_counting_results_are_written_as_their_serializer_writes_them(
             "discipline": "fido",
             "month": found.month,
             "fladub": found.fladub,
+            "count": len(found.results),
+            "page": 1,
+            "pages": 1,
+            "next": None,
+            "previous": None,
             "results": found.results,
         }
     ).data

@@ -157,3 +157,95 @@ def test_the_player_page_shows_the_api_numbers(client: Client, lists: list[Playe
                 assert abs(Decimal(shown) - Decimal(served)) <= Decimal("0.00505"), (row, r)
         results += len(rows)
     assert compared > 10 and results > 100
+
+
+def page_results(client: Client, url: str) -> tuple[list[list[str]], list[str]]:
+    """Every row of the player page's results, following its pager to the end, and the
+    sentence with the totals as each page shows it."""
+    rows: list[list[str]] = []
+    totals: list[str] = []
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        html = response.content.decode()
+        rows += results_rows(html)
+        text = visible_text(html)
+        found = re.search(r"\d+ results? counts? in the list of .*?FLADUB \d+\.\d\d", text)
+        totals.append(found.group(0) if found else "")
+        following = re.search(r'<a href="([^"]+)" rel="next">', html[html.find('id="results-h"') :])
+        url = following.group(1).replace("&amp;", "&") if following else ""
+    return rows, totals
+
+
+def api_results(client: Client, url: str, page_size: int) -> tuple[list[dict[str, Any]], Any]:
+    """Every result the API serves, following ``next`` to the end; and the totals of each
+    response (count, FLADUB)."""
+    results: list[dict[str, Any]] = []
+    totals = set()
+    body = client.get(url, {"page_size": page_size}).json()
+    while True:
+        results += body["results"]
+        assert len(body["results"]) <= page_size
+        totals.add((body["count"], body["fladub"], body["pages"]))
+        if not body["next"]:
+            return results, totals
+        body = client.get(body["next"]).json()
+
+
+def test_the_results_are_paged_alike_on_the_page_and_the_api(
+    client: Client, lists: list[Player], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With 4 results a page: following the player page's pager and the API's ``next``
+    gives the same results in the same order as the whole list, every page shows the
+    same totals, and the best 20 all come before every other result."""
+    from rankings.selectors import counting_results as module
+
+    monkeypatch.setattr(module, "PAGE_SIZE", 4)
+    paged = 0
+    for player in lists:
+        whole = module.counting_results(player.pk, discipline="fido", month=CLOSED[-1])
+        rows, page_totals = page_results(client, f"/players/{player.player_id}/?discipline=fido")
+        url = f"/api/rankings/fido/players/{player.player_id}/results"
+        served, api_totals = api_results(client, url, page_size=4)
+        assert len(rows) == len(served) == whole.count == len(whole.results)
+        fladub = f"{whole.fladub:.2f}"
+        if whole.count:
+            assert api_totals == {(whole.count, fladub, -(-whole.count // 4))}
+            assert set(page_totals) == {
+                f"{whole.count} result{'s' if whole.count != 1 else ''} "
+                f"count{'' if whole.count != 1 else 's'} in the list of March 2026. "
+                f"The best 20, weighted by age, add up to FLADUB {fladub}"
+            }
+        for row, r, mine in zip(rows, served, whole.results, strict=True):
+            assert (row[0], row[-1]) == (r["date"], "yes" if r["in_best"] else "no")
+            assert r["date"] == mine.date_played.isoformat()
+            assert r["in_best"] == mine.in_best
+        assert [r["in_best"] for r in served] == sorted(
+            (r["in_best"] for r in served), reverse=True
+        )
+        paged += whole.count > 4
+    assert paged > 5
+
+
+def test_a_page_of_results_out_of_range(client: Client, lists: list[Player]) -> None:
+    """A page after the last is a 404 on the page and the API, a malformed page a 400."""
+    player = max(
+        lists,
+        key=lambda p: client.get(f"/api/rankings/fido/players/{p.player_id}/results").json()[
+            "count"
+        ],
+    )
+    page, api = (
+        f"/players/{player.player_id}/",
+        f"/api/rankings/fido/players/{player.player_id}/results",
+    )
+    count = client.get(api).json()["count"]
+    assert 0 < count <= 100
+    assert client.get(page, {"discipline": "fido", "page": 2}).status_code == 404
+    assert client.get(api, {"page": 2}).status_code == 404
+    assert client.get(api, {"page": 2, "page_size": count - 1}).status_code == 200
+    for bad in ("0", "x", "-1", "1.5"):
+        assert client.get(page, {"discipline": "fido", "page": bad}).status_code == 400
+        assert client.get(api, {"page": bad}).status_code == 400
+    for bad_size in ("0", "501", "x"):
+        assert client.get(api, {"page_size": bad_size}).status_code == 400

@@ -144,19 +144,53 @@ def test_best_20_of_25_results(client: Client, club, abcd, django_assert_max_num
     # 5 league wins (20 points) and 20 club wins (10 points), all from March: the best 20
     # are the 5 league wins and 15 club wins: 5 * 20 + 15 * 10 = 250.
     publish("2026-03", [(a, 1, 25000, 25, None)])
-    # The player; the current lists with their entry; the disciplines played; the results'
-    # tables; the lists before them; the opponents' entries there; the history; the
-    # projection (none here); the ledger: the list before, the player's entry, their results
-    # there (none: one query), the counts of players above (none here: the player is new);
-    # the drop-out calendar: the open month, the results counting in it (tables, lists,
-    # entries): thirteen, whatever the number of results, months or players.
-    with django_assert_max_num_queries(13):
+    # The player; the current lists with their entry; the disciplines played; the members
+    # of the player's matches; the lists before them; the opponents' entries there; the
+    # shown results' tables; the history; the projection (none here); the ledger: the list
+    # before, the player's entry, their results there (none: one query), the counts of
+    # players above (none here: the player is new); the drop-out calendar: the open month,
+    # the results counting in it (members, lists, entries, tables): fifteen, whatever the
+    # number of results, months or players.
+    with django_assert_max_num_queries(15):
         html = client.get("/players/P-A/").content.decode()
     rows = results_rows(html)
     assert len(rows) == 25
     assert [r[-1] for r in rows].count("yes") == 20
     assert [r[4] for r in rows[:5]] == ["20.00"] * 5
     assert "add up to FLADUB 250.00" in text(html)
+
+
+def test_results_in_pages(
+    client: Client, club, abcd, django_assert_max_num_queries, monkeypatch
+) -> None:
+    """10 results a page: the best 20 first, every page with the totals of all 25, the last
+    page holding the rest, a page after it a 404."""
+    from rankings.selectors import counting_results as module
+
+    monkeypatch.setattr(module, "PAGE_SIZE", 10)
+    a = abcd[0]
+    for n in range(25):
+        rival = PlayerFactory(player_id=f"P-R{n:02d}", club=club)
+        category = "league" if n < 5 else "club"
+        day = f"2026-03-{n + 1:02d}"
+        submit_table(club, [([a], 10), ([rival], 0)], id=f"t{n}", date=day, category=category)
+    publish("2026-03", [(a, 1, 25000, 25, None)])
+    shown = []
+    for number in (1, 2, 3):
+        with django_assert_max_num_queries(8):
+            html = client.get("/players/P-A/", {"page": number}).content.decode()
+        assert "25 results count in the list of March 2026" in text(html)
+        assert "add up to FLADUB 250.00" in text(html)
+        assert f"Results {10 * number - 9} to {min(25, 10 * number)} of 25." in text(html)
+        assert (' rel="next"' in html) == (number < 3)
+        assert (' rel="prev"' in html) == (number > 1)
+        shown += results_rows(html)
+    assert len(shown) == 25
+    assert [r[-1] for r in shown] == ["yes"] * 20 + ["no"] * 5
+    assert [r[4] for r in shown[:5]] == ["20.00"] * 5
+    assert len({r[0] for r in shown}) == 25  # every result once
+    assert client.get("/players/P-A/", {"page": 4}).status_code == 404
+    assert client.get("/players/P-A/", {"page": "0"}).status_code == 400
 
 
 def test_the_disciplines_of_a_player(client: Client, worked_example, abcd) -> None:
