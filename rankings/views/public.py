@@ -4,7 +4,8 @@ No login needed. Each view checks its input (404 for an unknown discipline, play
 list; 400 for a malformed month, page or filter), calls the selectors of
 :mod:`rankings.selectors` and renders. Every page reads a fixed number of queries,
 whatever the size of the list: the ranking page one for its lists and one to three for
-its page of entries (plus the filters' choices), the player page eight.
+its page of entries (plus the filters' choices), the player page fifteen (nineteen on a
+page that is not all of the player's results).
 """
 
 from __future__ import annotations
