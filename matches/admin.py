@@ -9,6 +9,7 @@ saved outside the services anyway (:mod:`matches.audit`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django import forms
@@ -132,8 +133,46 @@ class SideInline(admin.TabularInline):
     readonly_fields = ["position", "score"]
 
 
-class VoidForm(forms.Form):
+class ReasonForm(forms.Form):
     reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+
+
+def reason_action(
+    model_admin: admin.ModelAdmin,
+    request: HttpRequest,
+    queryset: QuerySet[Any],
+    *,
+    name: str,
+    title: str,
+    apply: Callable[..., object],
+    done: str,
+) -> HttpResponse | None:
+    """An admin action that asks for a reason, then hands each selected object to its
+    service, ``apply(obj, by=, reason=, now=)``: the service records who, when and why, and
+    refuses what it must (each refusal is reported with the object; the others go on)."""
+    form = ReasonForm(request.POST if "apply" in request.POST else None)
+    if "apply" in request.POST and form.is_valid():
+        count = 0
+        for obj in queryset:
+            try:
+                apply(obj, by=request.user, reason=form.cleaned_data["reason"], now=clock.now())
+                count += 1
+            except InvalidSubmission as exc:
+                problems = "; ".join(p.message for p in exc.problems)
+                model_admin.message_user(request, f"{obj}: {problems}", messages.WARNING)
+        model_admin.message_user(request, done % count, messages.SUCCESS)
+        return None
+    return render(
+        request,
+        "admin/matches/confirm_action.html",
+        {
+            **model_admin.admin_site.each_context(request),
+            "form": form,
+            "selected": queryset,
+            "action": name,
+            "title": title,
+        },
+    )
 
 
 @admin.register(Match)
@@ -167,32 +206,14 @@ class MatchAdmin(admin.ModelAdmin):
 
     @admin.action(description="Void the selected matches (from the next list on)")
     def void_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> HttpResponse | None:
-        form = VoidForm(request.POST if "apply" in request.POST else None)
-        if "apply" in request.POST and form.is_valid():
-            done = 0
-            for match in queryset:
-                try:
-                    match_void(
-                        match=match,
-                        by=request.user,
-                        reason=form.cleaned_data["reason"],
-                        now=clock.now(),
-                    )
-                    done += 1
-                except InvalidSubmission as exc:
-                    self.message_user(request, f"{match}: {exc}", messages.WARNING)
-            self.message_user(request, f"Voided {done} match(es).", messages.SUCCESS)
-            return None
-        return render(
+        return reason_action(
+            self,
             request,
-            "admin/matches/confirm_action.html",
-            {
-                **self.admin_site.each_context(request),
-                "form": form,
-                "selected": queryset,
-                "action": "void_matches",
-                "title": "Void matches",
-            },
+            queryset,
+            name="void_matches",
+            title="Void matches",
+            apply=lambda match, **how: match_void(match=match, **how),
+            done="Voided %d match(es).",
         )
 
 
@@ -201,10 +222,6 @@ class MatchEventAdmin(ReadOnlyAdmin):
     list_display = ["at", "kind", "match", "by", "reason"]
     list_filter = ["kind"]
     list_select_related = ["match__club", "by"]
-
-
-class UndoForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
 
 
 @admin.register(PlayerMerge)
@@ -217,33 +234,14 @@ class PlayerMergeAdmin(ReadOnlyAdmin):
     def undo_merges(
         self, request: HttpRequest, queryset: QuerySet[PlayerMerge]
     ) -> HttpResponse | None:
-        form = UndoForm(request.POST if "apply" in request.POST else None)
-        if "apply" in request.POST and form.is_valid():
-            done = 0
-            for merge in queryset:
-                try:
-                    player_merge_undo(
-                        merge=merge,
-                        by=request.user,
-                        reason=form.cleaned_data["reason"],
-                        now=clock.now(),
-                    )
-                    done += 1
-                except InvalidSubmission as exc:
-                    problems = "; ".join(p.message for p in exc.problems)
-                    self.message_user(request, f"{merge}: {problems}", messages.WARNING)
-            self.message_user(request, f"Undid {done} merge(s).", messages.SUCCESS)
-            return None
-        return render(
+        return reason_action(
+            self,
             request,
-            "admin/matches/confirm_action.html",
-            {
-                **self.admin_site.each_context(request),
-                "form": form,
-                "selected": queryset,
-                "action": "undo_merges",
-                "title": "Undo merges",
-            },
+            queryset,
+            name="undo_merges",
+            title="Undo merges",
+            apply=lambda merge, **how: player_merge_undo(merge=merge, **how),
+            done="Undid %d merge(s).",
         )
 
 

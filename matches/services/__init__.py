@@ -20,6 +20,7 @@ outside these services (:mod:`matches.audit`).
 - :mod:`.merge`: :func:`player_merge`, :func:`player_merge_undo` (within its month);
 - :mod:`.freeze`: :func:`month_freeze` (the close of a month calls it);
 - :mod:`.idempotency`: :func:`idempotency_record_store` (the API's replay records);
+- :mod:`.events`: :func:`match_events_record` (the event rows every write leaves);
 - :mod:`.rows`: a validated match as the rows the store writes, and back as a payload;
 - :mod:`.refusals`: :class:`NotAllowed` and the deadline module's refusals in words.
 """

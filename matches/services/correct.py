@@ -16,6 +16,7 @@ from matches.records_check import check_records
 from matches.selectors import last_closed_month
 from matches.validation import InvalidSubmission, MatchInput, Problem, parse_match, resolve
 
+from .events import match_events_record
 from .refusals import NotAllowed, rejection_text
 from .rows import Planned, entry
 from .void import apply_void
@@ -57,15 +58,14 @@ def match_correct(
             "new_revision": new.revision,
             "old_void_effective_month": str(effective),
         }
-        for target in (old, new):
-            MatchEvent.objects.create(
-                match=target,
-                kind=MatchEvent.Kind.CORRECTED,
-                at=now,
-                by=by,
-                reason=reason,
-                details=details,
-            )
+        match_events_record(
+            [old.pk, new.pk],
+            kind=MatchEvent.Kind.CORRECTED,
+            by=by,
+            at=now,
+            reason=reason,
+            details=details,
+        )
     return new
 
 

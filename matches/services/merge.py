@@ -20,6 +20,8 @@ from matches.models import MatchEvent, Player, PlayerMerge, PlayerMergeUndo, Sid
 from matches.months import local_month
 from matches.validation import InvalidSubmission, Problem
 
+from .events import match_events_record
+
 
 @transaction.atomic
 @audit.recording()
@@ -59,11 +61,8 @@ def player_merge(
         redirected_ids=redirected,
     )
     details = {"from": source.player_id, "to": target.player_id}
-    MatchEvent.objects.bulk_create(
-        MatchEvent(
-            match_id=mid, kind=MatchEvent.Kind.MERGED, at=now, by=by, reason=reason, details=details
-        )
-        for mid in match_ids
+    match_events_record(
+        match_ids, kind=MatchEvent.Kind.MERGED, by=by, at=now, reason=reason, details=details
     )
     return merge
 
@@ -98,16 +97,13 @@ def player_merge_undo(
         merge=merge, undone_by=by, undone_at=now, reason=reason, results_moved=moved
     )
     details = {"from": target.player_id, "to": source.player_id, "merge": merge.pk}
-    MatchEvent.objects.bulk_create(
-        MatchEvent(
-            match_id=mid,
-            kind=MatchEvent.Kind.UNMERGED,
-            at=now,
-            by=by,
-            reason=reason,
-            details=details,
-        )
-        for mid in merge.match_ids
+    match_events_record(
+        merge.match_ids,
+        kind=MatchEvent.Kind.UNMERGED,
+        by=by,
+        at=now,
+        reason=reason,
+        details=details,
     )
     return undo
 

@@ -15,6 +15,8 @@ from matches.months import Month
 from matches.selectors import last_closed_month
 from matches.validation import InvalidSubmission, Problem
 
+from .events import match_events_record
+
 
 def void_effective_month(match: Match) -> Month:
     """The first month whose list the void changes: the month the match counts in, or the
@@ -50,11 +52,11 @@ def match_void(*, match: Match, by: Any, reason: str, now: dt.datetime) -> Match
         )
     locks.discipline_shared(match.discipline)
     effective = apply_void(match, by=by, reason=reason, now=now)
-    MatchEvent.objects.create(
-        match=match,
+    match_events_record(
+        [match.pk],
         kind=MatchEvent.Kind.VOIDED,
-        at=now,
         by=by,
+        at=now,
         reason=reason,
         details={"effective_month": str(effective)},
     )
