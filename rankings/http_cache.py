@@ -3,9 +3,11 @@
 Contract, for the views decorated with :func:`list_cached` (ranking pages, list API,
 downloads), on GET and HEAD:
 
-- A published list never changes, so a response about the list of a given month carries
+- A published list never changes, so a response about a given version of a month's list
+  (``/v2/`` in a page's path, ``?version=2`` in the API) carries
   ``Cache-Control: public, max-age=31536000, immutable``; a response about the current
-  list (whose pointer moves once a month) ``public, max-age=`` :data:`CURRENT_MAX_AGE`.
+  list (whose pointer moves once a month) or a month's latest version (an erratum may
+  replace it) ``public, max-age=`` :data:`CURRENT_MAX_AGE`.
 - Every such response carries an ``ETag``. A download's is the list's content hash (its
   seal: the SHA-256 of the CSV bytes, :mod:`rankings.seal`), ``"<sha256>"`` for the CSV
   and ``"<sha256>.json"`` for the JSON, and the CSV also carries ``Digest`` /
@@ -14,8 +16,8 @@ downloads), on GET and HEAD:
   language (one list, many representations).
 - ``If-None-Match`` naming the current tag answers ``304 Not Modified`` with no body and
   without reading the list tables: which list (and seal) a URL shows is kept in Django's
-  cache (a year for a month, :data:`CURRENT_MAX_AGE` for the current list), filled by
-  the first request.
+  cache (30 days for a version, :data:`CURRENT_MAX_AGE` for the current list and a
+  month's latest version), filled by the first request and forgotten at publication.
 - HTML pages (``list_cached(page=True)``) are ``private`` (same max-ages, browsers only):
   every page carries a CSRF token in its language form and, for a new visitor, the
   ``csrftoken`` cookie; a shared cache must not hand one visitor's token or cookie to the
@@ -61,13 +63,25 @@ def list_tag(ranking_list: ListInfo) -> str:
     return f"list-{ranking_list.id}-v{ranking_list.version}"
 
 
-def _key(discipline: str, month: str | None) -> str:
-    return f"fido:list-tag:{_KEY_VERSION}:{discipline}:{month or 'current'}"
+def _key(discipline: str, month: str | None, version: int | None = None) -> str:
+    which = month or "current"
+    if version is not None:
+        which += f":v{version}"
+    return f"fido:list-tag:{_KEY_VERSION}:{discipline}:{which}"
 
 
-def _lookup(discipline: str, month: str | None) -> str | None:
+def asked_version(request: HttpRequest, kwargs: dict[str, Any]) -> int | None:
+    """The version a URL names (``/v2/`` or ``?version=2``); None when it names none or
+    names it wrongly (the view answers that with its 400)."""
+    if kwargs.get("version") is not None:
+        return int(kwargs["version"])
+    raw = request.GET.get("version", "")
+    return int(raw) if raw.isdigit() and 1 <= int(raw) <= 10**6 else None
+
+
+def _lookup(discipline: str, month: str | None, version: int | None = None) -> str | None:
     """The tag of the list a URL shows, from the cache or (once) from the database."""
-    key = _key(discipline, month)
+    key = _key(discipline, month, version)
     tag = cache.get(key)
     if tag is not None:
         return str(tag)
@@ -80,16 +94,17 @@ def _lookup(discipline: str, month: str | None) -> str | None:
             parsed = Month.parse(month)
         except ValueError:
             return None
-        found = published_list(discipline=discipline, month=parsed)
+        found = published_list(discipline=discipline, month=parsed, edition=version)
     if found is None:
         return None
     tag = list_tag(found)
-    _remember(discipline, month, tag)
+    _remember(discipline, month, version, tag)
     return tag
 
 
-def _remember(discipline: str, month: str | None, tag: str) -> None:
-    cache.set(_key(discipline, month), tag, CURRENT_MAX_AGE if month is None else _MONTH_TTL)
+def _remember(discipline: str, month: str | None, version: int | None, tag: str) -> None:
+    ttl = _MONTH_TTL if version is not None else CURRENT_MAX_AGE
+    cache.set(_key(discipline, month, version), tag, ttl)
 
 
 def forget(discipline: str, month: Month | None = None) -> None:
@@ -124,13 +139,13 @@ def _matches(request: HttpRequest, etag: str) -> bool:
 
 
 def _stamp(
-    response: HttpResponse, request: HttpRequest, etag: str, *, month: str | None, page: bool
+    response: HttpResponse, request: HttpRequest, etag: str, *, version: int | None, page: bool
 ) -> None:
     response["ETag"] = etag
     signed_in = getattr(getattr(request, "user", None), "is_authenticated", False)
     if signed_in:
         control = "private, no-cache"
-    elif month is None:
+    elif version is None:
         control = f"public, max-age={CURRENT_MAX_AGE}"
     else:
         control = IMMUTABLE
@@ -158,23 +173,24 @@ def list_cached(
                 return view(request, *args, **kwargs)
             discipline, month = kwargs.get("discipline", ""), kwargs.get("month")
             fmt = kwargs.get(fmt_kwarg) if fmt_kwarg else None
+            version = asked_version(request, kwargs) if month is not None else None
             if request.headers.get("If-None-Match"):
-                tag = _lookup(discipline, month)
+                tag = _lookup(discipline, month, version)
                 if tag is not None and _matches(request, etag := _etag(request, tag, fmt)):
                     response: HttpResponse = HttpResponseNotModified()
-                    _stamp(response, request, etag, month=month, page=page)
+                    _stamp(response, request, etag, version=version, page=page)
                     return response
             response = view(request, *args, **kwargs)
             shown: ListInfo | None = getattr(response, "fido_list", None)
             if response.status_code != 200 or shown is None:
                 return response
             tag = list_tag(shown)
-            _remember(discipline, month, tag)
+            _remember(discipline, month, version, tag)
             if fmt == "csv" and len(tag) == 64:
                 digest = base64.b64encode(bytes.fromhex(tag)).decode()
                 response["Digest"] = f"sha-256={digest}"
                 response["Repr-Digest"] = f"sha-256=:{digest}:"
-            _stamp(response, request, _etag(request, tag, fmt), month=month, page=page)
+            _stamp(response, request, _etag(request, tag, fmt), version=version, page=page)
             return response
 
         return wrapped

@@ -1,11 +1,16 @@
 """Ranking lists, their entries, the pointer to the current list, and the ranking job's runs.
 
 Invariants, kept by constraints as well as by :mod:`rankings.services`:
-- at most one PUBLISHED list per (discipline, month) (a partial unique constraint); other
-  lists of the same month are attempts (``computing``: a job wrote or is writing it;
-  ``failed``: it died) and each has its own ``version``;
-- a published list and its entries never change (the services refuse; on PostgreSQL a
-  trigger refuses UPDATE, DELETE and INSERT on them, see migrations 0002 and 0003);
+- at most one PUBLISHED list per (discipline, month) (a partial unique constraint): the
+  latest version of the month's list; the versions an erratum replaced are SUPERSEDED.
+  Other lists of the same month are attempts (``computing``: a job wrote or is writing
+  it; ``failed``: it died) and each has its own ``version`` (the attempt's number);
+- ``edition`` is the public version of a month's list (v1 the close, v2 the first
+  erratum, ...), unique per month, set at publication (migration 0010);
+- a published or superseded list and its entries never change (the services refuse; on
+  PostgreSQL a trigger refuses UPDATE, DELETE and INSERT on them, see migrations 0002,
+  0003 and 0010); the one change allowed is the status published -> superseded, nothing
+  else in the row;
 - one :class:`CurrentList` row per discipline points at the list readers see: publishing
   flips it in the same transaction that marks the list published, so a reader sees the
   old list or the new one, never a mix;
@@ -57,10 +62,16 @@ class RankingList(AuditRecord):
         # The list the open month would publish if it closed now (rankings.services.projection):
         # never published, never current, never in the archive or the feeds.
         PROJECTED = "projected", _("Projected")
+        # A published list an erratum replaced: still immutable, still at its own URL.
+        SUPERSEDED = "superseded", _("Superseded")
 
     discipline = models.CharField(max_length=10, choices=Discipline.choices)
     month = models.DateField(help_text="first day of the month of the list")
+    # The attempt's number (every close run of the month writes a new attempt).
     version = models.PositiveIntegerField(default=1)
+    # The public version of the month's list, set at publication: 1 for the close of the
+    # month, 2 for its first erratum, ... (null on attempts that were never published).
+    edition = models.PositiveIntegerField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.COMPUTING)
     entry_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField()
@@ -85,6 +96,11 @@ class RankingList(AuditRecord):
             ),
             models.UniqueConstraint(
                 fields=["discipline", "month", "version"], name="ranking_list_unique_version"
+            ),
+            models.UniqueConstraint(
+                fields=["discipline", "month", "edition"],
+                condition=Q(edition__isnull=False),
+                name="ranking_list_unique_edition",
             ),
             models.CheckConstraint(condition=Q(month__day=1), name="ranking_list_first_day"),
             models.CheckConstraint(

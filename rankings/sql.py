@@ -56,6 +56,7 @@ _LIST = RankingList._meta.db_table
 _ENTRY = RankingEntry._meta.db_table
 _CURRENT = CurrentList._meta.db_table
 PUBLISHED = RankingList.Status.PUBLISHED.value
+SUPERSEDED = RankingList.Status.SUPERSEDED.value
 _ID_LIST = re.compile(r"[0-9]+(,[0-9]+)*")
 
 
@@ -441,10 +442,18 @@ class ListInfo:
     published_at: dt.datetime | None
     seal: ListSeal | None = None
     """None for a list published before seals existed."""
+    edition: int | None = None
+    """The public version of the month's list: 1 the close, 2 the first erratum, ..."""
+    status: str = PUBLISHED
+    """``published`` (the month's latest version) or ``superseded`` (an erratum replaced it)."""
 
     @property
     def pk(self) -> int:
         return self.id
+
+    @property
+    def superseded(self) -> bool:
+        return self.status == SUPERSEDED
 
     @property
     def list_month(self) -> Month:
@@ -461,6 +470,8 @@ LIST_INFO = Select(
     entry_count="l.entry_count",
     published_at="l.published_at",
     seal=LIST_SEAL,
+    edition="l.edition",
+    status="l.status",
 )
 
 
@@ -486,12 +497,18 @@ _ENTRY_COLUMNS = {
 ENTRY_INFO = Select(EntryInfo, **_ENTRY_COLUMNS)  # type: ignore[arg-type]
 
 
-def published_list(discipline: str, month: Month) -> Statement:
-    """The discipline's published list of ``month`` (one row or none)."""
+def published_list(discipline: str, month: Month, edition: int | None = None) -> Statement:
+    """The discipline's published list of ``month`` (one row or none): its latest version,
+    or version ``edition`` (the latest or a superseded one)."""
+    params: Params = {"discipline": discipline, "month": month.first_day, "published": PUBLISHED}
+    which = "l.status = %(published)s"
+    if edition is not None:
+        which = "l.edition = %(edition)s AND l.status IN (%(published)s, %(superseded)s)"
+        params.update(edition=edition, superseded=SUPERSEDED)
     return Statement(
         f"SELECT {LIST_INFO.sql} FROM {_LIST} l WHERE l.discipline = %(discipline)s "  # noqa: S608
-        "AND l.month = %(month)s AND l.status = %(published)s",
-        {"discipline": discipline, "month": month.first_day, "published": PUBLISHED},
+        f"AND l.month = %(month)s AND {which}",
+        params,
     )
 
 

@@ -22,6 +22,11 @@ _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
         list_cached(page=True)(public.ranking),
         "ranking_month",
     ),
+    (
+        "ranking/<str:discipline>/<str:month>/v<int:version>/",
+        list_cached(page=True)(public.ranking),
+        "ranking_version",
+    ),
     ("players/<str:player_id>/", public.player, "player"),
     ("players/<str:player_id>/badge.svg", public.player_badge, "player_badge"),
     ("clubs/", public.clubs, "clubs"),

@@ -7,6 +7,8 @@ month: 400).
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import AllowAny
@@ -24,6 +26,9 @@ DISCIPLINE = OpenApiParameter(
 )
 MONTH = OpenApiParameter(
     "month", str, OpenApiParameter.PATH, description="the list's month, YYYY-MM"
+)
+VERSION = OpenApiParameter(
+    "version", int, description="version N of the month's list (default: the latest)"
 )
 PLAYER = OpenApiParameter("player_id", str, OpenApiParameter.PATH)
 
@@ -46,9 +51,21 @@ def month(value: str, path: str = "month") -> Month:
         raise ValidationError({path: [str(exc)]}) from exc
 
 
-def published(discipline: str, month: Month) -> ListInfo:
-    found = published_list(discipline=discipline, month=month)
+def version(request: Any) -> int | None:
+    """``?version=N`` (the month's list as version N published it), or None: its latest."""
+    raw = request.query_params.get("version", "").strip()
+    if not raw:
+        return None
+    if not raw.isdigit() or not 1 <= int(raw) <= 10**6:
+        raise ValidationError({"version": ["A version is a whole number from 1, for example 2."]})
+    return int(raw)
+
+
+def published(discipline: str, month: Month, edition: int | None = None) -> ListInfo:
+    found = published_list(discipline=discipline, month=month, edition=edition)
     if found is None:
+        if edition is not None:
+            raise NotFound(f"no version {edition} of the {discipline} list for {month}")
         raise NotFound(f"no published {discipline} list for {month}")
     return found
 

@@ -64,7 +64,10 @@ class SealOutput(serializers.Serializer):
 class ListOutput(serializers.Serializer):
     discipline = serializers.CharField()
     month = serializers.CharField(source="list_month")
-    version = serializers.IntegerField()
+    version = serializers.IntegerField(
+        source="edition", help_text="1: the close of the month; 2, 3, ...: its errata"
+    )
+    superseded = serializers.BooleanField(help_text="a later version replaced this one")
     published_at = serializers.DateTimeField()
     entries = serializers.IntegerField(source="entry_count")
     seal = SealOutput(allow_null=True)
@@ -144,12 +147,14 @@ class CurrentListAPI(inputs.PublicAPI):
 class MonthListAPI(inputs.PublicAPI):
     @extend_schema(
         operation_id="rankings_month",
-        parameters=[inputs.DISCIPLINE, inputs.MONTH, *_FILTERS],
+        parameters=[inputs.DISCIPLINE, inputs.MONTH, inputs.VERSION, *_FILTERS],
         responses={200: ListPageOutput, 400: OpenApiResponse(description="bad month")},
         summary="The published list of a month, paged and filtered",
     )
     def get(self, request: Request, discipline: str, month: str) -> Response:
-        ranking_list = inputs.published(inputs.discipline(discipline), inputs.month(month))
+        ranking_list = inputs.published(
+            inputs.discipline(discipline), inputs.month(month), inputs.version(request)
+        )
         return http_cache.shows(
             Response(ListPageOutput(_page(request, ranking_list)).data), ranking_list
         )
@@ -200,7 +205,7 @@ class DownloadAPI(inputs.PublicAPI):
         discipline = inputs.discipline(discipline)
         if fmt not in export.FORMATS:
             raise NotFound(f"no download as {fmt!r} (one of {', '.join(export.FORMATS)})")
-        ranking_list = inputs.published(discipline, inputs.month(month))
+        ranking_list = inputs.published(discipline, inputs.month(month), inputs.version(request))
         content_type = "text/csv" if fmt == "csv" else "application/json"
         response = StreamingHttpResponse(
             export.pieces(ranking_list, fmt), content_type=f"{content_type}; charset=utf-8"

@@ -8,7 +8,7 @@ a list's entries are read page by page (:mod:`rankings.selectors.list_page`) or 
 - :func:`current_lists`: per discipline the list readers see now (the pointer flipped at
   publication) and, for a player, their entry in it; :func:`current_list` of one
   discipline;
-- :func:`published_list`: the list of a month;
+- :func:`published_list`: the list of a month (its latest version, or a given version);
 - :func:`published_lists`: the archive, every published list newest month first, each
   marked current or not; :func:`discipline_lists` (the ranking page's month switcher),
   :func:`archive` (the archive page's table) and :func:`latest_published` (the feed) are
@@ -73,8 +73,9 @@ def current_list(*, discipline: str) -> ListInfo | None:
     return current_lists().lists.get(discipline)
 
 
-def published_list(*, discipline: str, month: Month) -> ListInfo | None:
-    found = sql.LIST_INFO.rows(sql.published_list(discipline, month))
+def published_list(*, discipline: str, month: Month, edition: int | None = None) -> ListInfo | None:
+    """The month's list: its latest version, or version ``edition`` (superseded or not)."""
+    found = sql.LIST_INFO.rows(sql.published_list(discipline, month, edition))
     return found[0] if found else None
 
 

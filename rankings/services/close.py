@@ -360,7 +360,7 @@ def _flip(list_id: int) -> None:
         raise RuntimeError(f"{ranking_list} was discarded by another close while it was written")
     at = clock.now()
     RankingList.objects.filter(pk=list_id, status=RankingList.Status.COMPUTING).update(
-        status=RankingList.Status.PUBLISHED, published_at=at
+        status=RankingList.Status.PUBLISHED, published_at=at, edition=_next_edition(ranking_list)
     )
     if pointer is None:
         CurrentList.objects.create(discipline=discipline, ranking_list_id=list_id, updated_at=at)
@@ -416,6 +416,14 @@ def _next_version(discipline: str, month: Month) -> int:
     latest = RankingList.objects.filter(discipline=discipline, month=month.first_day).aggregate(
         v=Max("version")
     )["v"]
+    return (latest or 0) + 1
+
+
+def _next_edition(ranking_list: RankingList) -> int:
+    """The public version the list is published as: 1, or one after the month's latest."""
+    latest = RankingList.objects.filter(
+        discipline=ranking_list.discipline, month=ranking_list.month, edition__isnull=False
+    ).aggregate(e=Max("edition"))["e"]
     return (latest or 0) + 1
 
 

@@ -35,7 +35,13 @@ from ..selectors.clubs import club_page, clubs_by_country
 from ..selectors.counting_results import CountingResults, PageOutOfRange, counting_results_page
 from ..selectors.forecast import player_forecast
 from ..selectors.ledger import player_ledger
-from ..selectors.lists import EntryInfo, ListInfo, current_lists, discipline_lists
+from ..selectors.lists import (
+    EntryInfo,
+    ListInfo,
+    current_lists,
+    discipline_lists,
+    published_list,
+)
 from ..selectors.lists import archive as published_archive
 from ..selectors.player_history import HistoryPoint, player_history
 from ..selectors.players import player_by_id, player_disciplines, surviving_player
@@ -144,15 +150,45 @@ def _discipline_tabs(current: str) -> list[dict[str, Any]]:
     ]
 
 
+def list_version(request: HttpRequest) -> int | None:
+    """``?version=N`` (N from 1), or None; anything else is a 400."""
+    raw = request.GET.get("version", "").strip()
+    if not raw:
+        return None
+    if not _PAGE.match(raw) or int(raw) < 1:
+        raise BadRequest(_("A version is a whole number from 1, for example 2."))
+    return int(raw)
+
+
+def _versions(
+    discipline: str, month: str | None, version: int | None, lists: Any
+) -> tuple[ListInfo | None, ListInfo | None]:
+    """The list the URL shows (a month's latest version, or version ``version``) and, when
+    that one is superseded, the latest version of its month."""
+    if month is None:
+        return lists.current, None
+    if version is None:
+        if lists.of_month is None:
+            raise Http404(_("No list of that month has been published."))
+        return lists.of_month, None
+    shown = published_list(discipline=discipline, month=_month(month), edition=version)
+    if shown is None:
+        raise Http404(_("That version of the list does not exist."))
+    return shown, lists.of_month if shown.superseded else None
+
+
 @require_GET
-def ranking(request: HttpRequest, discipline: str, month: str | None = None) -> HttpResponse:
+def ranking(
+    request: HttpRequest, discipline: str, month: str | None = None, version: int | None = None
+) -> HttpResponse:
     discipline = _discipline(discipline)
+    if month is not None and version is None and (asked := list_version(request)) is not None:
+        return redirect("rankings:ranking_version", discipline, month, asked)
     lists = discipline_lists(discipline, None if month is None else _month(month))
-    ranking_list = lists.current if month is None else lists.of_month
-    if month is not None and ranking_list is None:
-        raise Http404(_("No list of that month has been published."))
+    ranking_list, latest = _versions(discipline, month, version, lists)
     context = _ranking_context(request, discipline, ranking_list, lists)
     context["is_archive"] = month is not None
+    context["latest_version"] = latest
     if month is None:
         context["projected"] = projected_list(discipline)
     return http_cache.shows(render(request, "rankings/ranking.html", context), ranking_list)

@@ -17,12 +17,19 @@ from tests.rankings.test_commands import march_results, run  # noqa: F401 (a fix
 
 pytestmark = pytest.mark.django_db
 
+# A version of a month's list never changes; a month's latest version may (an erratum).
 MONTH_URLS = [
+    "/ranking/fido/2026-03/v1/",
+    "/api/rankings/fido/2026-03?version=1",
+    "/api/rankings/fido/2026-03.json?version=1",
+]
+CURRENT_URLS = [
+    "/ranking/fido/",
+    "/api/rankings/fido",
     "/ranking/fido/2026-03/",
     "/api/rankings/fido/2026-03",
     "/api/rankings/fido/2026-03.json",
 ]
-CURRENT_URLS = ["/ranking/fido/", "/api/rankings/fido"]
 
 
 @pytest.fixture
@@ -38,7 +45,7 @@ def _list_queries(captured: CaptureQueriesContext) -> list[str]:
 
 
 def test_the_download_carries_its_content_hash_as_etag_and_digest(client, march) -> None:
-    response = client.get("/api/rankings/fido/2026-03.csv")
+    response = client.get("/api/rankings/fido/2026-03.csv", {"version": 1})
     body = b"".join(response.streaming_content)
     sha = hashlib.sha256(body).hexdigest()
     out, _ = run("export_ranking", "2026-03")
@@ -47,9 +54,14 @@ def test_the_download_carries_its_content_hash_as_etag_and_digest(client, march)
     assert response["ETag"] == f'"{sha}"'
     assert response["Digest"] == "sha-256=" + base64.b64encode(bytes.fromhex(sha)).decode()
     assert response["Cache-Control"] == IMMUTABLE == "public, max-age=31536000, immutable"
+    latest = client.get("/api/rankings/fido/2026-03.csv")
+    assert latest["ETag"] == response["ETag"]
+    assert latest["Cache-Control"] == f"public, max-age={CURRENT_MAX_AGE}"
 
 
-@pytest.mark.parametrize("url", [*MONTH_URLS, "/api/rankings/fido/2026-03.csv", *CURRENT_URLS])
+@pytest.mark.parametrize(
+    "url", [*MONTH_URLS, "/api/rankings/fido/2026-03.csv?version=1", *CURRENT_URLS]
+)
 def test_a_conditional_get_answers_304_without_reading_the_list_tables(client, march, url) -> None:
     first = client.get(url)
     assert first.status_code == 200
@@ -60,7 +72,7 @@ def test_a_conditional_get_answers_304_without_reading_the_list_tables(client, m
     assert again.content == b""
     assert again["ETag"] == etag
     assert _list_queries(captured) == []
-    expected = IMMUTABLE if url in MONTH_URLS or url.endswith(".csv") else None
+    expected = IMMUTABLE if "version=" in url or "/v1/" in url else None
     expected = expected or f"public, max-age={CURRENT_MAX_AGE}"
     if url.startswith("/ranking/"):  # pages: browsers only (a CSRF token in the page)
         expected = expected.replace("public", "private")
@@ -70,11 +82,11 @@ def test_a_conditional_get_answers_304_without_reading_the_list_tables(client, m
 
 
 def test_pages_are_not_left_to_shared_caches(client, march) -> None:
-    page = client.get("/ranking/fido/2026-03/")
+    page = client.get("/ranking/fido/2026-03/v1/")
     assert "csrfmiddlewaretoken" in page.content.decode()
     assert page["Cache-Control"] == "private, max-age=31536000, immutable"
     assert "csrftoken" in page.cookies
-    api = client.get("/api/rankings/fido/2026-03")
+    api = client.get("/api/rankings/fido/2026-03", {"version": 1})
     assert api["Cache-Control"] == IMMUTABLE and not api.cookies
 
 
@@ -82,7 +94,10 @@ def test_each_representation_has_its_own_tag(client, march) -> None:
     tags = {client.get(url)["ETag"] for url in [*MONTH_URLS, *CURRENT_URLS]}
     tags.add(client.get("/ranking/fido/2026-03/", {"country": "DE"})["ETag"])
     tags.add(client.get("/ranking/fido/2026-03/", HTTP_ACCEPT_LANGUAGE="de")["ETag"])
-    assert len(tags) == len(MONTH_URLS) + len(CURRENT_URLS) + 2
+    # A download's tag is its bytes' hash: the latest version and v1 are the same file.
+    assert len(tags) == len(MONTH_URLS) + len(CURRENT_URLS) + 2 - 1
+    json = [client.get(f"/api/rankings/fido/2026-03.json{q}")["ETag"] for q in ("", "?version=1")]
+    assert json[0] == json[1]
 
 
 def test_bad_requests_are_not_cached(client, march) -> None:

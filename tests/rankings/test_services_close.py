@@ -59,6 +59,7 @@ def test_spec_worked_example_month_by_month(club, abcd) -> None:
 
     march = close("2026-03")
     assert march.status == RankingList.Status.PUBLISHED
+    assert march.edition == 1  # v1 of the month: the close; errata are v2, v3, ...
     assert march.entry_count == 3
     # D scored 0 points: not on the list. B and C share rank 2, ordered by federation id.
     assert rows(march) == [

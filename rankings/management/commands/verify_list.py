@@ -45,7 +45,7 @@ class Command(BaseCommand):
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
         ranking_list = _the_list(options["discipline"], month, options["list_version"])
-        name = f"{ranking_list.discipline} {month} v{ranking_list.version}"
+        name = f"{ranking_list.discipline} {month} v{ranking_list.edition or 1}"
         if options["file"] is not None:
             path: Path = options["file"]
             if not path.is_file():
@@ -66,12 +66,17 @@ class Command(BaseCommand):
 
 
 def _the_list(discipline: str, month: Month, version: int | None) -> RankingList:
-    lists = RankingList.objects.filter(
-        discipline=discipline, month=month.first_day, status=RankingList.Status.PUBLISHED
-    )
-    if version is not None:
-        lists = lists.filter(version=version)
-    found = lists.order_by("-version").first()
+    """The month's latest version, or version ``version`` (``edition``: v1 the close, v2
+    the first erratum, ...), superseded or not."""
+    lists = RankingList.objects.filter(discipline=discipline, month=month.first_day)
+    if version is None:
+        lists = lists.filter(status=RankingList.Status.PUBLISHED)
+    else:
+        lists = lists.filter(
+            edition=version,
+            status__in=[RankingList.Status.PUBLISHED, RankingList.Status.SUPERSEDED],
+        )
+    found = lists.first()
     if found is None:
         which = f"version {version} of " if version is not None else ""
         raise CommandError(f"no published {which}{discipline} list for {month}")

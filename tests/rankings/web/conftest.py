@@ -31,12 +31,14 @@ def publish(
     discipline: str = "fido",
     current: bool = True,
     published_at: dt.datetime | None = None,
+    version: int = 1,
 ) -> RankingList:
     """A published list L(month) with the given entries (and the current pointer on it).
 
     The list is written as ``computing`` and then flipped to ``published``, as the service
     does: published lists refuse changes to their entries (a trigger on PostgreSQL). Like
-    the writer, it stores the entries in list order (rank, then federation id).
+    the writer, it stores the entries in list order (rank, then federation id). A
+    ``version`` above 1 is an erratum: the month's published list turns superseded.
     """
     rows = sorted(rows, key=lambda row: (row[1], row[0].player_id))
     day = Month.parse(month).first_day
@@ -45,7 +47,7 @@ def publish(
     )
     with recording():
         ranking_list = RankingList.objects.create(
-            discipline=discipline, month=day, version=1, entry_count=len(rows), created_at=at
+            discipline=discipline, month=day, version=version, entry_count=len(rows), created_at=at
         )
     RankingEntry.objects.bulk_create(
         [
@@ -61,8 +63,11 @@ def publish(
             for player, rank, cents, counted, previous in rows
         ]
     )
+    RankingList.objects.filter(discipline=discipline, month=day, status="published").update(
+        status=RankingList.Status.SUPERSEDED
+    )
     RankingList.objects.filter(pk=ranking_list.pk).update(
-        status=RankingList.Status.PUBLISHED, published_at=at
+        status=RankingList.Status.PUBLISHED, published_at=at, edition=version
     )
     ranking_list.refresh_from_db()
     if current:
