@@ -26,10 +26,17 @@ def fladub_text(cents: int) -> str:
     return cents_text(cents)
 
 
+def csv_header() -> str:
+    """The CSV's first line, with its line feed."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(EXPORT_HEADER)
+    return buffer.getvalue()
+
+
 def csv_pieces(ranking_list: ListInfo) -> Iterator[str]:
     buffer = io.StringIO()
     out = csv.writer(buffer, lineterminator="\n")
-    out.writerow(EXPORT_HEADER)
+    buffer.write(csv_header())
     for n, row in enumerate(export_rows(ranking_list), start=1):
         out.writerow(
             [

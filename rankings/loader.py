@@ -27,7 +27,7 @@ import itertools
 import logging
 import select
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import numpy as np
@@ -47,6 +47,7 @@ PGCOPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 # PostgreSQL dates are days since 2000-01-01; NumPy's since 1970-01-01.
 _PG_EPOCH_DAYS = 10957
 _EPOCH_MONTH_INDEX = 1970 * 12
+_FLUSH_BYTES = 1 << 20  # the blocks _drain_copy hands on
 
 # The binary types of sql.WINDOW_SIDE_COLUMNS (NumPy big-endian codes; dates are int32).
 _SIDE_TYPES = {
@@ -317,6 +318,40 @@ def _read_copy(conn: Any, statement: str) -> bytearray:
     return buffer
 
 
+def _drain_copy(conn: Any, statement: str, flush: Callable[[bytearray], None]) -> None:
+    """Like :func:`_read_copy`, but hands the output to ``flush`` in blocks of about
+    :data:`_FLUSH_BYTES` (the last one shorter) instead of keeping it whole."""
+    from psycopg import errors as pg_errors
+    from psycopg import generators
+    from psycopg.pq import ExecStatus
+
+    buffer = bytearray()
+    with conn.cursor() as cursor, cursor.copy(statement) as copy:
+        pgconn = conn.pgconn
+        get = pgconn.get_copy_data
+        while True:
+            nbytes, data = get(1)
+            if nbytes > 0:
+                buffer += data
+                if len(buffer) >= _FLUSH_BYTES:
+                    flush(buffer)
+                    buffer = bytearray()
+            elif nbytes == 0:
+                select.select([pgconn.socket], [], [])
+                pgconn.consume_input()
+            else:
+                break
+        if nbytes == -2:
+            raise pg_errors.OperationalError(pgconn.get_error_message())
+        results = conn.wait(generators.fetch_many(pgconn))
+        copy._finished = True
+        for result in results:
+            if result.status != ExecStatus.COMMAND_OK:
+                raise pg_errors.error_from_result(result, encoding=pgconn._encoding)
+    if buffer:
+        flush(buffer)
+
+
 def parse_binary_copy(buffer: bytearray | bytes, columns: Iterable[tuple[str, str]]) -> Any:
     """A structured NumPy view of a binary COPY of fixed-width, NOT NULL columns.
 
@@ -413,3 +448,46 @@ def player_order(*, portable: bool = False) -> I64 | None:
     )
     (buffer,) = read_copies([statement])
     return _player_order_from(parse_binary_copy(buffer, [("id", ">i8")])["id"].astype(np.int64))
+
+
+# --- a list's CSV download, written by PostgreSQL (the seal) -----------------------------------
+
+
+def list_csv_sha256(list_id: int, header: bytes) -> str | None:
+    """SHA-256 of ``header`` followed by the list's rows as PostgreSQL's ``COPY ... (FORMAT
+    csv)`` writes them, which are the bytes :func:`rankings.export.csv_pieces` writes (the
+    download) with one exception: PostgreSQL quotes a field holding a carriage return,
+    Python's ``csv`` module (line terminator ``\\n``) does not. So None when the output holds
+    a carriage return (the caller then hashes the export itself).
+
+    Why the rest is equal (tests/rankings/test_seal_csv.py proves it on awkward names):
+    both quote a field holding a comma, a double quote (doubled) or a line feed and
+    nothing else; PostgreSQL quotes an empty string (``""``), Python does not, hence
+    ``NULLIF(.., '')`` (a NULL is written as nothing); ``fladub_cents * 0.01`` is a numeric
+    of scale 2, the export's ``cents_text``; a new player's ``previous_rank`` (NULL, or 0)
+    is nothing; rows in ``(rank, id)`` order as :func:`export_rows`; UTF-8 both.
+    """
+    import hashlib
+
+    digest = hashlib.sha256(header)
+    carriage_return = False
+
+    def flush(block: bytearray) -> None:
+        nonlocal carriage_return
+        carriage_return = carriage_return or b"\r" in block
+        digest.update(block)
+
+    connection.ensure_connection()
+    _drain_copy(connection.connection, _list_csv_statement(list_id), flush)
+    return None if carriage_return else digest.hexdigest()
+
+
+def _list_csv_statement(list_id: int) -> str:
+    entry, player = RankingEntry._meta.db_table, Player._meta.db_table
+    return (
+        "COPY (SELECT e.rank, NULLIF(p.player_id, ''), NULLIF(p.name, ''), "  # noqa: S608
+        "NULLIF(p.country, ''), e.fladub_cents * 0.01, e.results_counted, "
+        f"NULLIF(e.previous_rank, 0) FROM {entry} e JOIN {player} p ON p.id = e.player_id "
+        f"WHERE e.ranking_list_id = {int(list_id)} ORDER BY e.rank, e.id) "
+        "TO STDOUT (FORMAT csv, ENCODING 'UTF8')"
+    )

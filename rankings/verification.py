@@ -53,7 +53,7 @@ def verify_stored(ranking_list: RankingList) -> list[Difference]:
     found: list[Difference] = []
     if not ranking_list.content_sha256:
         return [Difference("seal", "this list was published before lists carried a seal")]
-    content = seal.content_digest(ranking_list)
+    content = seal.export_digest(ranking_list)
     if content != ranking_list.content_sha256:
         found.append(
             Difference(

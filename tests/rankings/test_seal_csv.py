@@ -1,0 +1,151 @@
+"""The seal's CSV hash as PostgreSQL writes it (rankings.loader.list_csv_sha256) equals the
+hash of the bytes the download and ``export_ranking`` give, on lists made to differ:
+quotes, commas, line feeds, empty and blank names, non-ASCII, ties, new players, moves
+both ways, one-digit cents; and a carriage return, where the two writers quote
+differently, falls back to the export itself."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import random
+from collections.abc import Sequence
+
+import pytest
+
+from matches.audit import recording
+from matches.models import Player
+from rankings import loader, seal
+from rankings.export import csv_header
+from rankings.models import RankingEntry, RankingList
+from tests.matches.factories import ClubFactory
+from tests.rankings.test_commands import run
+
+pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
+
+AWKWARD = [
+    'Anna "Domino" Keller',
+    "Keller, Anna",
+    'Quote at the end"',
+    '"',
+    ",",
+    "two\nlines",
+    "",
+    " ",
+    "  padded  ",
+    "Jürgen Groß-Müller",
+    "Ødegaard Ærø",
+    "Łukasz Żółć",
+    "王小明",
+    "Zoë 🁣 Domino",
+    "\\.",
+    "\\N",
+    "NULL",
+    "=SUM(A1)",
+    "tab\there",
+    "semi;colon",
+    "'single'",
+]
+
+
+def _published(rows: Sequence[tuple[Player, int, int, int, int | None]]) -> RankingList:
+    """A list with these (player, rank, cents, counted, previous) entries, published as the
+    service does (written ``computing``, then flipped)."""
+    with recording():
+        ranking_list = RankingList.objects.create(
+            discipline="fido",
+            month=dt.date(2026, 3, 1),
+            version=1,
+            entry_count=len(rows),
+            created_at=dt.datetime(2026, 4, 1, tzinfo=dt.UTC),
+        )
+    RankingEntry.objects.bulk_create(
+        RankingEntry(
+            ranking_list=ranking_list,
+            player=player,
+            rank=rank,
+            fladub_cents=cents,
+            results_counted=counted,
+            previous_rank=previous,
+            movement=None if previous is None else previous - rank,
+        )
+        for player, rank, cents, counted, previous in rows
+    )
+    RankingList.objects.filter(pk=ranking_list.pk).update(
+        status=RankingList.Status.PUBLISHED, published_at=ranking_list.created_at
+    )
+    ranking_list.refresh_from_db()
+    return ranking_list
+
+
+def _players(names: Sequence[str], countries: Sequence[str] = ("DE",)) -> list[Player]:
+    club = ClubFactory()
+    return Player.objects.bulk_create(
+        Player(
+            player_id=f"P-{n + 1:06d}",
+            name=name,
+            country=countries[n % len(countries)],
+            club=club,
+        )
+        for n, name in enumerate(names)
+    )
+
+
+def _rows(players: Sequence[Player], seed: int) -> list[tuple[Player, int, int, int, int | None]]:
+    """Ranks with ties (equal cents share a rank), new players, moves up and down, cents
+    of one and two digits and large ones."""
+    rng = random.Random(seed)
+    cents = sorted(
+        (
+            rng.choice([1, 9, 10, 99, 100, 101, 917, 5000, 123456, rng.randint(1, 40000)])
+            for _ in players
+        ),
+        reverse=True,
+    )
+    rows = []
+    rank = 0
+    for n, (player, value) in enumerate(zip(players, cents, strict=True)):
+        if n == 0 or value != cents[n - 1]:
+            rank = n + 1
+        previous = None if rng.random() < 0.3 else rng.randint(1, 2 * len(players))
+        rows.append((player, rank, value, rng.randint(1, 20), previous))
+    return rows
+
+
+def _exported(ranking_list: RankingList) -> str:
+    out, _ = run("export_ranking", "2026-03")
+    return hashlib.sha256(out.encode("utf-8")).hexdigest()
+
+
+def test_postgres_writes_the_bytes_of_the_download_for_awkward_names() -> None:
+    players = _players(AWKWARD, countries=("DE", "AT", "CH", "NO"))
+    ranking_list = _published(_rows(players, seed=1))
+    expected = _exported(ranking_list)
+    assert seal.export_digest(ranking_list) == expected
+    fast = loader.list_csv_sha256(ranking_list.id, csv_header().encode())
+    assert fast == expected
+    assert seal.content_digest(ranking_list) == expected
+
+
+def test_postgres_writes_the_bytes_of_the_download_for_random_names() -> None:
+    rng = random.Random(7)
+    pool = "aZ ,\"\n'\\.;é߀中🁣-\u2013\u00a0\u2028\u0085N"
+    names = ["".join(rng.choice(pool) for _ in range(rng.randint(0, 12))) for _ in range(400)]
+    ranking_list = _published(_rows(_players(names), seed=2))
+    expected = _exported(ranking_list)
+    assert loader.list_csv_sha256(ranking_list.id, csv_header().encode()) == expected
+
+
+def test_a_carriage_return_falls_back_to_the_export_itself() -> None:
+    # Python's csv (line terminator \n) leaves "a\rb" unquoted, PostgreSQL quotes it.
+    players = _players(["plain", "car\rriage", "return\r\nfeed"])
+    ranking_list = _published(_rows(players, seed=3))
+    assert loader.list_csv_sha256(ranking_list.id, csv_header().encode()) is None
+    assert seal.content_digest(ranking_list) == _exported(ranking_list)
+
+
+def test_an_empty_list_is_its_header() -> None:
+    ranking_list = _published([])
+    expected = hashlib.sha256(csv_header().encode()).hexdigest()
+    assert loader.list_csv_sha256(ranking_list.id, csv_header().encode()) == expected
+    assert seal.export_digest(ranking_list) == expected
