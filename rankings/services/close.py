@@ -236,6 +236,7 @@ def _write(
             attempt = _new_attempt(month, discipline)
             count = writer.write_entries(ranking_list=attempt, ranking=ranking)
             RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
+    writer.analyze_entries()
     tracker.stage_done()
     return attempt
 

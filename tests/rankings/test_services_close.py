@@ -298,3 +298,20 @@ def test_postgres_refuses_new_entries_in_a_published_list_or_a_missing_one(club,
         with connection.cursor() as cursor:
             cursor.execute("DELETE FROM rankings_rankinglist WHERE id = %s", [march.pk])
     assert len(rows(march)) == 3
+
+
+@pytest.mark.postgres
+def test_the_close_refreshes_the_planners_statistics_of_the_entries(club, abcd) -> None:
+    """A fresh list's entries are in the planner's statistics once the close is done (with
+    autovacuum off or behind, a new list's pages were planned as if it were empty)."""
+    from django.db import connection
+
+    worked_example_table(club, abcd)
+    march = close("2026-03")
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT most_common_vals::text FROM pg_stats "
+            "WHERE tablename = 'rankings_rankingentry' AND attname = 'ranking_list_id'"
+        )
+        found = cursor.fetchall()
+    assert found and str(march.pk) in found[0][0].strip("{}").split(",")
