@@ -239,7 +239,11 @@ def _game(
             stock = _tile_list(raw["stock"], f"{prefix}stock", variant, seen)
 
     moves, buy_backs = _moves(raw, prefix, seats, variant, has_result=has_result)
-    result = _result(raw["result"], f"{prefix}result", seats) if has_result else None
+    result = (
+        _result(raw["result"], f"{prefix}result", seats, partial_pips=variant.players_drop_out)
+        if has_result
+        else None
+    )
     extra = {k: raw[k] for k in game_keys if k in raw}
     return GameRecord(index, prefix, hands, stock, tuple(moves), result, buy_backs, extra)
 
@@ -454,7 +458,11 @@ def _move(m: object, path: str, seats: tuple[str, ...], variant: Variant) -> Mov
     raise RecordError(path, _("a move needs one of: tile, draw, pass, stake, raise, bet"))
 
 
-def _score_map(raw: object, path: str, seats: Sequence[str], *, signed: bool) -> dict[str, int]:
+def _score_map(
+    raw: object, path: str, seats: Sequence[str], *, signed: bool, partial: bool = False
+) -> dict[str, int]:
+    """Each seat's whole number; with ``partial`` a seat may be absent or null (left out of
+    the map: the variant decides whose number it needs)."""
     if not isinstance(raw, Mapping):
         raise RecordError(path, _("an object mapping every seat to a whole number"))
     out = {}
@@ -465,6 +473,8 @@ def _score_map(raw: object, path: str, seats: Sequence[str], *, signed: bool) ->
             )
     for name in seats:
         value = raw.get(name)
+        if partial and value is None:
+            continue
         if type(value) is not int:
             raise RecordError(
                 f"{path}.{name}", _("required: a whole number, got %(value)r") % {"value": value}
@@ -477,7 +487,9 @@ def _score_map(raw: object, path: str, seats: Sequence[str], *, signed: bool) ->
     return out
 
 
-def _result(raw: object, path: str, seats: tuple[str, ...]) -> Scoresheet:
+def _result(
+    raw: object, path: str, seats: tuple[str, ...], *, partial_pips: bool = False
+) -> Scoresheet:
     if not isinstance(raw, Mapping):
         raise RecordError(path, _("a scoresheet result is a JSON object"))
     for key in raw:
@@ -493,8 +505,8 @@ def _result(raw: object, path: str, seats: tuple[str, ...]) -> Scoresheet:
         raise RecordError(
             f"{path}.domino", _("%(domino)r is not one of the seats") % {"domino": domino}
         )
-    pips = _score_map(raw.get("pips"), f"{path}.pips", seats, signed=False)
-    if domino is not None and pips[domino] != 0:
+    pips = _score_map(raw.get("pips"), f"{path}.pips", seats, signed=False, partial=partial_pips)
+    if domino is not None and pips.get(domino, 0) != 0:
         raise RecordError(f"{path}.pips.{domino}", _("the player who dominoed holds no tiles"))
     points = raw.get("points")
     play_points = raw.get("play_points")

@@ -449,7 +449,14 @@ class AustrianGames(Variant):
             if seat not in order and left:
                 raise RecordError(
                     f"{game.prefix}result.pips.{seat}",
-                    _("%(seat)s is out of the game: 0") % {"seat": seat},
+                    _("%(seat)s is out of the game: leave out their pips or write 0")
+                    % {"seat": seat},
+                )
+        for seat in order:
+            if seat not in result.pips:
+                raise RecordError(
+                    f"{game.prefix}result.pips.{seat}",
+                    _("required: the pips %(seat)s, still in the game, has left") % {"seat": seat},
                 )
         if result.domino is not None and result.domino not in order:
             raise RecordError(

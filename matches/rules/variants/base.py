@@ -59,6 +59,9 @@ class Variant(ABC):
     record_keys: ClassVar[frozenset[str]] = frozenset()
     #: Per-game keys this game understands besides hands/stock/moves/result/buy_backs.
     game_keys: ClassVar[frozenset[str]] = frozenset()
+    #: Whether players drop out during a session (Pulle): a scoresheet then gives the pips
+    #: of the players still in only; those out may be absent, null or 0.
+    players_drop_out: ClassVar[bool] = False
     #: How many seats a table may have (checked before anything else in the record).
     seat_counts: ClassVar[range] = range(2, 10)
 

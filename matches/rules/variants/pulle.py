@@ -251,6 +251,7 @@ class PulleReplay(AustrianSession):
 class Pulle(AustrianGames):
     game = "pulle"
     fixed_block = True
+    players_drop_out = True
     seat_counts = range(4, 5)
     record_keys = frozenset({"stake", "per_game"})
 

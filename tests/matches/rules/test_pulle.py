@@ -405,3 +405,28 @@ def test_player_out_of_the_game_cannot_move() -> None:
     with pytest.raises(IllegalMove) as caught:
         replay(pulle(*A_OUT, third), partial=True)
     assert (caught.value.game, caught.value.player, caught.value.rule) == (2, "A", "not-in-game")
+
+
+def test_a_scoresheet_after_an_elimination_needs_the_pips_of_the_players_still_in_only() -> None:
+    """A paper scoresheet has no pips for a player who is out: absent, null or 0 all mean
+    "out" (issue 15, item 9); a player still in must have theirs."""
+    expected = {"A": 101, "B": 70, "C": 71, "D": 71}
+    for pips in (
+        {"B": 0, "C": 4, "D": 5},  # A absent
+        {"A": None, "B": 0, "C": 4, "D": 5},  # A null
+        {"A": 0, "B": 0, "C": 4, "D": 5},  # A 0, as before
+    ):
+        report = replay(pulle(*A_OUT, sheet(pips, domino="B")))
+        assert scores(report) == expected, pips
+        assert report["session"]["alive"] == ["B", "C", "D"]
+        assert report["games"][2]["players"]["A"]["final"] == 0
+    with pytest.raises(RecordError) as caught:
+        replay(pulle(*A_OUT, sheet({"B": 0, "C": 4}, domino="B")))
+    assert caught.value.path == "games[2].result.pips.D"
+    assert "D, still in the game" in caught.value.message
+
+
+def test_before_any_elimination_every_seat_needs_its_pips() -> None:
+    with pytest.raises(RecordError) as caught:
+        replay(pulle(sheet({"A": 0, "B": 4, "C": 5}, domino="A")))
+    assert caught.value.path == "games[0].result.pips.D"
