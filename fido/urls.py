@@ -9,6 +9,8 @@ from . import health, views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", health.healthz, name="healthz"),
+    # Browsers ask for /favicon.ico whatever the page links: send them to the static icon.
+    path("favicon.ico", views.favicon, name="favicon"),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
@@ -19,3 +21,9 @@ urlpatterns = [
     path("", include("matches.urls")),
     path("", include("rankings.urls")),
 ]
+
+# The site's own error pages (fido/errors.py): styled, in the visitor's language.
+handler400 = "fido.errors.bad_request"
+handler403 = "fido.errors.permission_denied"
+handler404 = "fido.errors.page_not_found"
+handler500 = "fido.errors.server_error"

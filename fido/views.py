@@ -1,9 +1,10 @@
-"""Project-level pages that belong to no app: the home page."""
+"""Project-level pages that belong to no app: the home page, /favicon.ico."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import render
+from django.templatetags.static import static
 from django.views.decorators.http import require_GET
 
 from matches.disciplines import DISCIPLINES
@@ -29,3 +30,9 @@ def home(request: HttpRequest) -> HttpResponse:
     ]
     latest = max((rl.month for rl in lists.values()), default=None)
     return render(request, "home.html", {"cards": cards, "latest_month": latest})
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """Browsers ask for /favicon.ico whatever a page links: send them to the static icon."""
+    return HttpResponsePermanentRedirect(static("favicon.svg"))

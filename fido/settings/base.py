@@ -46,6 +46,8 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "drf_spectacular",
     "axes",
+    "drf_spectacular_sidecar",  # Swagger UI's files, pinned by the lock file, served locally
+    "django_countries",  # country names in the visitor's language (its CLDR-based catalogues)
     "matches",
     "rankings",
 ]
@@ -62,6 +64,7 @@ MIDDLEWARE = [
     "fido.middleware.ApiNotFoundMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "fido.errors.QuietBadRequest",
     "axes.middleware.AxesMiddleware",  # last, as Axes requires
 ]
 
@@ -232,11 +235,19 @@ REST_FRAMEWORK = {
     },
 }
 
+# A refused form in the site's layout and language, with what to do (fido/errors.py).
+CSRF_FAILURE_VIEW = "fido.errors.csrf_failure"
+
 SPECTACULAR_SETTINGS = {
     "TITLE": "FIDO results and world-ranking API",
     "DESCRIPTION": "Submit match results, read the FIDO world rankings, replay game records.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # /api/docs/ loads Swagger UI from our static files, never from a CDN: it works without
+    # internet and its version is the one requirements.lock pins (drf-spectacular-sidecar).
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 LOGGING = {
