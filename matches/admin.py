@@ -18,6 +18,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from . import clock
 from .models import (
@@ -101,8 +102,16 @@ class PlayerAdmin(admin.ModelAdmin):
                 return None
             self.message_user(
                 request,
-                f"Merged {source.player_id} into {target.player_id}: "
-                f"{merge.results_moved} results moved.",
+                ngettext(
+                    "Merged %(source)s into %(target)s: %(n)d result moved.",
+                    "Merged %(source)s into %(target)s: %(n)d results moved.",
+                    merge.results_moved,
+                )
+                % {
+                    "source": source.player_id,
+                    "target": target.player_id,
+                    "n": merge.results_moved,
+                },
                 messages.SUCCESS,
             )
             return None

@@ -178,11 +178,13 @@ def country_choices() -> list[str]:
 
 
 def club_choices(limit: int = CLUB_SELECT_LIMIT) -> tuple[list[tuple[str, str]], bool]:
-    """Every club by id as (club id, "name (country)") for the club filter, and False; or,
+    """Every club as (club id, "name (country)") sorted by name, for the club filter, and
+    False; or,
     when there are more than ``limit``, none and True (the page asks for a club id)."""
     rows = sql.CLUB_CHOICE.rows(sql.clubs_by_id(limit + 1))
     if len(rows) > limit:
         return [], True
+    rows = sorted(rows, key=lambda c: (c.name.casefold(), c.club_id))
     return [(c.club_id, f"{c.name} ({c.country})") for c in rows], False
 
 

@@ -36,6 +36,7 @@ from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
+from django_countries import countries
 
 from matches.disciplines import DISCIPLINES
 from matches.models import Category
@@ -213,7 +214,7 @@ def member_rows(members: Iterable[Any], lists: Iterable[Any], urls: dict[str, st
         rows.append(
             f'<tr><th scope="row"><a href="{player_url}{escape(urlquote(player.player_id))}/">'
             f'{escape(player.name)}</a> <small class="pid">{escape(player.player_id)}</small></th>'
-            f"<td>{escape(player.country)}</td>{''.join(cells)}</tr>\n"
+            f"<td>{escape(country_name(player.country))}</td>{''.join(cells)}</tr>\n"
         )
     return mark_safe("".join(rows))  # noqa: S308 - every value above is escaped
 
@@ -334,3 +335,20 @@ def datatable(parser: Parser, token: Token) -> DataTableNode:
     body = parser.parse(("enddatatable",))
     parser.delete_first_token()
     return DataTableNode(parser.compile_filter(bits[1]), options, body)
+
+
+@register.filter
+def country_name(code: Any) -> str:
+    """An ISO 3166-1 code as the country's name in the active language (django-countries,
+    which follows the CLDR/ISO names): ``DE`` -> "Germany" / "Deutschland"; an unknown
+    code stays as it is."""
+    text = str(code or "")
+    return str(countries.name(text.upper())) or text if text else ""
+
+
+@register.filter
+def placing_of(sides: Iterable[Any], side: Any) -> int:
+    """The place ``side`` took among a match's ``sides`` (each with a ``score``): 1 + the
+    number of sides with a higher score, so equal scores share a place (1, 2, 2, 4). Sides
+    are numbered by their position; placings come from the scores."""
+    return 1 + sum(1 for other in sides if other.score > side.score)

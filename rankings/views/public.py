@@ -46,6 +46,7 @@ from ..selectors.lists import archive as published_archive
 from ..selectors.player_history import HistoryPoint, player_history
 from ..selectors.players import player_by_id, player_disciplines, surviving_player
 from ..selectors.projection import projected_entry, projected_list
+from ..templatetags.public_tags import country_name
 
 MAX_QUERY_LENGTH = 100
 MAX_PAGE = 1_000_000
@@ -259,7 +260,10 @@ def _ranking_table(
         "is_current": current is not None and current.id == ranking_list.id,
         "current_list": current,
         "months": lists.months,
-        "countries": [(code, code) for code in pages.country_choices()],
+        "countries": sorted(
+            ((code, country_name(code)) for code in pages.country_choices()),
+            key=lambda choice: choice[1].casefold(),
+        ),
         "clubs": clubs,
         "club_select": not more_clubs,
         "pager": _pager(request.path, keep, page),

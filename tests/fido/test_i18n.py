@@ -35,7 +35,7 @@ def _unquote(text: str) -> str:
 
 
 def catalogue() -> list[dict[str, Any]]:
-    """The .po's entries: msgid, optional msgid_plural, msgstr(s), flags."""
+    """The .po's entries: msgid, optional msgctxt and msgid_plural, msgstr(s), flags."""
     entries = []
     for block in (LOCALE / "django.po").read_text(encoding="utf-8").split("\n\n"):
         entry: dict[str, Any] = {"flags": "", "msgstr": {}}
@@ -46,7 +46,7 @@ def catalogue() -> list[dict[str, Any]]:
                 continue
             if line.startswith("#"):
                 continue
-            found = re.match(r"^(msgid_plural|msgid|msgstr(?:\[(\d+)\])?) (\".*\")$", line)
+            found = re.match(r"^(msgctxt|msgid_plural|msgid|msgstr(?:\[(\d+)\])?) (\".*\")$", line)
             if found:
                 key = found.group(1)
                 index = int(found.group(2) or 0)
@@ -90,6 +90,8 @@ def test_the_committed_mo_matches_the_po() -> None:
         if "msgid_plural" in e:
             assert compiled.ngettext(e["msgid"], e["msgid_plural"], 1) == e["msgstr"][0]
             assert compiled.ngettext(e["msgid"], e["msgid_plural"], 5) == e["msgstr"][1]
+        elif "msgctxt" in e:
+            assert compiled.pgettext(e["msgctxt"], e["msgid"]) == e["msgstr"][0], e["msgid"]
         else:
             assert compiled.gettext(e["msgid"]) == e["msgstr"][0], e["msgid"]
 

@@ -144,8 +144,10 @@ def test_club_members_with_their_ranks(client: Client, punctual_club) -> None:
     html = client.get("/clubs/CLUB-7/").content.decode()
     members = re.search(r'<table class="members">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
     rows = [visible_text(r) for r in re.findall(r"<tr>(.*?)</tr>", members, re.S)]
-    assert rows[0] == "Player 01 P-000001 DE 1 (100.00) \N{EN DASH}"  # not on the Austrian list
-    assert rows[11] == "Player 12 P-000012 DE 12 (89.00) 1 (7.77)"
+    assert (
+        rows[0] == "Player 01 P-000001 Germany 1 (100.00) \N{EN DASH}"
+    )  # not on the Austrian list
+    assert rows[11] == "Player 12 P-000012 Germany 12 (89.00) 1 (7.77)"
 
 
 def test_club_recent_results(client: Client, punctual_club) -> None:
@@ -153,7 +155,11 @@ def test_club_recent_results(client: Client, punctual_club) -> None:
     recent = re.search(r'<table class="recent">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
     rows = [visible_text(r) for r in re.findall(r"<tr>(.*?)</tr>", recent, re.S)]
     assert len(rows) == 4
-    assert rows[0] == "2026-04-11 FIDO Club Player 07, Player 08 5 Player 09, Player 10 2 on time"
+    # Sides numbered as sides, their places from the scores.
+    assert rows[0] == (
+        "2026-04-11 FIDO Club Side 1: Player 07, Player 08 5 (place 1) "
+        "Side 2: Player 09, Player 10 2 (place 2) on time"
+    )
     assert rows[1].endswith("late")
 
 

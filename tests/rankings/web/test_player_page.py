@@ -48,7 +48,7 @@ def test_standing_club_and_country(client: Client, worked_example) -> None:
     assert "Player A" in page
     assert "Rank 1" in page and "FLADUB 9.17" in page
     assert "Home club Domino Club Seven" in page
-    assert "Country DE" in page
+    assert "Country Germany" in page
 
 
 def test_every_counting_result_with_weight_now_and_next_month(
