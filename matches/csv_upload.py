@@ -513,8 +513,8 @@ def template_csv(club_id: str, day: dt.date) -> str:
         (f"{club_id}/{stamp}/t1", stamp, "fido", "club", "2", "P-000002", "31"),
         (f"{club_id}/{stamp}/t1", stamp, "fido", "club", "3", "P-000003", "31"),
         (f"{club_id}/{stamp}/t1", stamp, "fido", "club", "4", "P-000004", "-4"),
-        (f"{club_id}/{stamp}/t2", stamp, "allfives", "league", "1", "P-000005;P-000006", "150"),
-        (f"{club_id}/{stamp}/t2", stamp, "allfives", "league", "2", "P-000007;P-000008", "120"),
+        (f"{club_id}/{stamp}/t2", stamp, "allfives", "league", "1", "P-000005+P-000006", "150"),
+        (f"{club_id}/{stamp}/t2", stamp, "allfives", "league", "2", "P-000007+P-000008", "120"),
     ]
     out = io.StringIO()
     csv.writer(out, lineterminator="\r\n").writerows(rows)

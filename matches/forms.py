@@ -21,6 +21,11 @@ from .models import MIN_SIDES, Category, Club, Discipline
 from .validation import Problem
 
 # The player ids of a team in one cell: "P-1, P-2" (a ; or + works too).
+# One team separator everywhere (form, CSV, docs): "+", which is neither a CSV delimiter
+# (files come comma- or semicolon-separated) nor a spreadsheet formula at a cell's start.
+# A "," or ";" typed by habit is read the same way.
+TEAM_SEPARATOR = "+"
+TEAM_JOIN = f" {TEAM_SEPARATOR} "
 _PLAYER_SEPARATORS = re.compile(r"[,;+]")
 _SIDE_FIELD = re.compile(r"^sides-(\d{1,2})-(players|score)$")
 _SIDE_PATH = re.compile(r"^sides\[(\d+)\](?:\.(players|score))?")
@@ -180,7 +185,9 @@ def side_rows_from(data: Mapping[str, Any], *, minimum: int = MIN_SIDES) -> list
 def side_rows_of(sides: Sequence[Mapping[str, Any]]) -> list[SideRow]:
     """Rows prefilled from a payload's sides (a correction starts from the stored match)."""
     rows = [
-        SideRow(index=i, players=", ".join(s.get("players", [])), score=str(s.get("score", "")))
+        SideRow(
+            index=i, players=TEAM_JOIN.join(s.get("players", [])), score=str(s.get("score", ""))
+        )
         for i, s in enumerate(sides)
     ]
     while len(rows) < MIN_SIDES:

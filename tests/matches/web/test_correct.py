@@ -37,7 +37,7 @@ def test_the_form_is_prefilled_from_the_stored_match(sec_client: Client, stored:
     response = sec_client.get(f"/secretary/matches/{stored.pk}/correct/")
     assert response.status_code == 200
     html = response.content.decode()
-    assert 'name="sides-0-players" value="P-000001, P-000005"' in html
+    assert 'name="sides-0-players" value="P-000001 + P-000005"' in html
     assert 'name="sides-1-score" value="31"' in html
     assert 'value="2026-03-14"' in html
     assert '<option value="fido" selected>' in html
