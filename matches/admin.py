@@ -155,6 +155,7 @@ def reason_action(
     title: str,
     apply: Callable[..., object],
     done: str,
+    listed: list[str] | None = None,
 ) -> HttpResponse | None:
     """An admin action that asks for a reason, then hands each selected object to its
     service, ``apply(obj, by=, reason=, now=)``: the service records who, when and why, and
@@ -178,10 +179,28 @@ def reason_action(
             **model_admin.admin_site.each_context(request),
             "form": form,
             "selected": queryset,
+            # What the confirmation acts on, one line per object (issue 15, item 3).
+            "listed": listed,
             "action": name,
             "title": title,
         },
     )
+
+
+def _void_lines(queryset: QuerySet[Match]) -> list[str]:
+    """The matches a void confirmation lists: id, date, discipline, scores."""
+    return [
+        " · ".join(
+            (
+                m.label,
+                m.date_played.isoformat(),
+                m.get_discipline_display(),
+                " / ".join(str(s.score) for s in m.sides.all()),
+            )
+        )
+        + (" (already voided: left as it is)" if m.voided_at else "")
+        for m in queryset.select_related("club").prefetch_related("sides")
+    ]
 
 
 @admin.register(Match)
@@ -223,6 +242,7 @@ class MatchAdmin(admin.ModelAdmin):
             title="Void matches",
             apply=lambda match, **how: match_void(match=match, **how),
             done="Voided %d match(es).",
+            listed=_void_lines(queryset),
         )
 
 

@@ -390,6 +390,7 @@ def _preview_context(result: Preview, *, club: Club, token: str | None) -> dict[
                 "players": [(p, names.get(p, "")) for p in split_players(row)],
             }
         )
+    new = [v for v in result.verdicts.values() if not v.already_stored]
     return {
         "preview": result,
         "preview_rows": rows,
@@ -398,8 +399,11 @@ def _preview_context(result: Preview, *, club: Club, token: str | None) -> dict[
         "token": token,
         "match_count": len(result.batch.matches),
         "row_count": len(result.batch.rows),
-        "on_time": sum(1 for v in result.verdicts.values() if v.status == Status.ON_TIME),
-        "late": sum(1 for v in result.verdicts.values() if v.status == Status.LATE),
+        # The file partitioned: the new matches (what the button stores, on time or late)
+        # and the ones already stored with the same content (left as they are).
+        "new_count": sum(1 for v in new),
+        "on_time": sum(1 for v in new if v.status == Status.ON_TIME),
+        "late": sum(1 for v in new if v.status == Status.LATE),
         "already": sum(1 for v in result.verdicts.values() if v.already_stored),
     }
 
@@ -433,7 +437,7 @@ def csv_upload_page(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
         return _render_upload(request, clubs, form, status=400, rejected=exc.message)
     result = preview(batch, club=club, submitted_by=request.user, now=clock.now())
     token = None
-    if result.ok:
+    if result.ok and any(not v.already_stored for v in result.verdicts.values()):
         token = signing.dumps(
             {"user": request.user.pk, "club": club.club_id, "csv": decode(data)},
             salt=UPLOAD_SALT,

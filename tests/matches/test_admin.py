@@ -45,6 +45,11 @@ def test_void_action_asks_a_reason_then_voids(setup) -> None:
     page = client.post("/admin/matches/match/", data)
     assert page.status_code == 200 and b"reason" in page.content
     assert _carried(page) == ("void_matches", [str(match.pk)])
+    # The confirmation lists what it voids: the match as people name it, its date, its
+    # discipline and scores (issue 15, item 3).
+    when, kind = match.date_played.isoformat(), match.get_discipline_display()
+    listed = f"{match.label} · {when} · {kind} · 1 / 0"
+    assert f"<li>{listed}</li>" in page.content.decode()
     client.post("/admin/matches/match/", {**data, "apply": "1", "reason": "forfeit"})
     match.refresh_from_db()
     assert (match.void_reason, match.voided_by) == ("forfeit", admin)

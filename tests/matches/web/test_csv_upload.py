@@ -70,9 +70,28 @@ def test_preview_of_a_clean_file_shows_status_and_stores_nothing(
     assert counts() == before
     page = text(response.content.decode())
     assert "2 matches in 6 rows." in page
-    assert "2 on time, 0 late, 0 already stored" in page
+    assert "2 new matches (2 on time, 0 late)." in page
+    assert "already stored" not in page
     assert "counts in 2026-03" in page
-    assert "Store 2 matches" in page
+    assert "Store 2 new matches" in page
+
+
+def test_a_re_upload_says_what_is_new_and_stores_only_that(sec_client: Client, players) -> None:
+    """Issue 15, item 3: no "2 already stored" next to "Store 2 matches"."""
+    sec_client.post(
+        "/secretary/upload/", {"token": token_of(upload(sec_client, GOOD).content.decode())}
+    )
+    assert Match.objects.count() == 2
+    again = text(upload(sec_client, GOOD).content.decode())
+    assert "0 new matches (0 on time, 0 late); 2 already stored with the same content" in again
+    assert "Nothing to store: every match of this file is already stored" in again
+    assert "Store" not in again.split("Nothing to store")[0].split("Preview for")[1]
+    extra = "CLUB-7/2026-03-15/t9,2026-03-15,fido,club,1,P-000001,5\n" + (
+        "CLUB-7/2026-03-15/t9,2026-03-15,fido,club,2,P-000002,3\n"
+    )
+    mixed = text(upload(sec_client, GOOD + extra).content.decode())
+    assert "1 new match (1 on time, 0 late); 2 already stored with the same content" in mixed
+    assert "Store 1 new match" in mixed
 
 
 def test_preview_shows_every_problem_by_row_and_column_and_stores_nothing(
@@ -274,5 +293,5 @@ def test_formula_like_ids_are_refused_but_negative_scores_are_not(
 def test_a_late_file_is_previewed_as_late(sec_client: Client, players, set_now) -> None:
     set_now(dt.datetime(2026, 4, 3, 10, 0, tzinfo=BERLIN))
     page = text(upload(sec_client, GOOD).content.decode())
-    assert "0 on time, 2 late" in page
+    assert "2 new matches (0 on time, 2 late)" in page
     assert "counts in 2026-04" in page
