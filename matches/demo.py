@@ -1,6 +1,10 @@
 """The demo federation: a dozen clubs in several countries, a few hundred players, 14 months
 of results (some late, some team games, some voided) and the demo accounts.
 
+The last past month is made to show the cycle (seed_demo leaves it open): a few of its
+results arrive late (they count in the current month), one is corrected by the demo
+secretary before the deadline and one is voided.
+
 Deterministic (seeded) and idempotent: it does nothing if the demo clubs exist. Every match
 goes through :func:`matches.services.match_import` (an honoured ``submitted_at``), the
 same path as ``import_results``, so the demo data obeys every rule a real submission does.
@@ -12,15 +16,16 @@ import datetime as dt
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from .clock import federation_tz
-from .models import Club, Player, Secretary
+from .models import Club, Match, Player, Secretary
 from .months import Month, deadline, local_month
-from .services import match_import, match_void
+from .services import match_correct, match_import, match_void
 
 DEMO_ADMIN = ("admin", "fido-admin-demo")
 DEMO_SECRETARY = ("secretary", "fido-secretary-demo")
@@ -61,6 +66,8 @@ LAST = {
     "US": ["Smith", "Johnson", "Brown", "Miller", "Davis", "Wilson", "Moore", "Taylor"],
 }
 PLAYERS_PER_CLUB = 26
+# Clubs whose first table of the last past month arrives after its deadline.
+LATE_CLUBS = ("CLUB-BER", "CLUB-SJU", "CLUB-VIE")
 
 
 @dataclass(slots=True)
@@ -71,6 +78,7 @@ class DemoSummary:
     matches: int = 0
     late: int = 0
     voided: int = 0
+    corrected: int = 0
 
 
 def _accounts() -> None:
@@ -171,6 +179,10 @@ def seed(*, now: dt.datetime, log: Callable[[str], None] = print) -> DemoSummary
                     else club_players
                 )
                 received = _receipt(rng, played, month, tz, now)
+                if month == current + -1 and t == 0 and club_id in LATE_CLUBS:
+                    # A few clubs miss the last deadline: their result counts next month.
+                    received = min(deadline(month, tz) + dt.timedelta(hours=9), now)
+                    received -= dt.timedelta(minutes=1)
                 lines.append(
                     {
                         "id": f"{club_id}/{played.isoformat()}/t{t + 1}",
@@ -191,15 +203,50 @@ def seed(*, now: dt.datetime, log: Callable[[str], None] = print) -> DemoSummary
         stored.append(outcome.match)
         summary.matches += 1
         summary.late += outcome.match.status == "late"
-    for match in rng.sample(stored, max(1, len(stored) // 60)):
+    last = current + -1
+    in_last = [m for m in stored if Month.of(m.counting_month) == last and m.status == "on_time"]
+    earlier = [m for m in stored if Month.of(m.counting_month) < last]
+    for match in [*rng.sample(earlier, max(1, len(earlier) // 60)), in_last[-1]]:
         voided_at = min(now, match.received_at + dt.timedelta(days=3))
         match_void(match=match, by=None, reason="demo: result disputed by the club", now=voided_at)
         summary.voided += 1
+    summary.corrected = _correct_one(in_last[:-1], lines, tz)
     log(
         f"  demo federation: {summary.clubs} clubs, {summary.players} players, "
-        f"{summary.matches} matches ({summary.late} late, {summary.voided} voided)"
+        f"{summary.matches} matches ({summary.late} late, {summary.voided} voided, "
+        f"{summary.corrected} corrected)"
     )
     return summary
+
+
+def _correct_one(candidates: list[Match], lines: list[dict[str, Any]], tz: ZoneInfo) -> int:
+    """The demo secretary corrects one CLUB-BER result of the last month before its deadline
+    (a score typed wrong): the correction lands in that month's list."""
+    secretary = get_user_model().objects.get(username=DEMO_SECRETARY[0])
+    by_id = {str(line["id"]): line for line in lines}
+    for match in candidates:
+        if match.club.club_id != "CLUB-BER":
+            continue
+        payload = dict(by_id[match.external_id])
+        payload.pop("submitted_at", None)
+        sides = [dict(side) for side in payload["sides"]]
+        sides[0]["score"] = int(sides[0]["score"]) + 1
+        payload["sides"] = sides
+        at = min(
+            match.received_at + dt.timedelta(hours=20),
+            deadline(Month.of(match.counting_month), tz) - dt.timedelta(minutes=5),
+        )
+        match_correct(
+            match=match,
+            payload=payload,
+            by=secretary,
+            now=at,
+            reason="demo: the first side's score was typed one too low",
+            as_admin=False,
+            channel="web",
+        )
+        return 1
+    return 0
 
 
 def _receipt(

@@ -54,9 +54,9 @@ def due_months_enqueue(*, now: dt.datetime | None = None) -> list[CloseRun]:
     return runs
 
 
-def past_months_close(*, now: dt.datetime) -> list[RankingList]:
+def past_months_close(*, now: dt.datetime, through: Month | None = None) -> list[RankingList]:
     """Close, inline and oldest first, every month of every discipline with results whose
-    deadline has passed at ``now`` and that is not closed yet.
+    deadline has passed at ``now`` and that is not closed yet (``through``: none later).
 
     Stops for a discipline once a month's window would hold none of its results.
     """
@@ -70,6 +70,8 @@ def past_months_close(*, now: dt.datetime) -> list[RankingList]:
             continue
         last_useful = Month.of(latest) + (fladub.WINDOW_MONTHS - 1)
         month = open_month(discipline)
+        if through is not None:
+            last_useful = min(last_useful, through)
         while month is not None and month <= last_useful and deadline(month, tz) <= now:
             published.append(month_close(month=month, discipline=discipline, now=now))
             month = month.next()

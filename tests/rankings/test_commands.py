@@ -181,3 +181,36 @@ def test_exit_codes_and_messages_of_a_real_manage_py(tmp_path) -> None:
         0,
         "rank,player_id,name,country,fladub,results_counted,previous_rank\n",
     )
+
+
+@pytest.mark.django_db
+def test_the_demo_leaves_the_last_month_open_to_watch_a_close(set_now) -> None:
+    """Issue 15, item 7: every past month but the last is published; the last is open with
+    its deadline passed, and holds late results, a correction and a void."""
+    import datetime as dt
+
+    from matches.clock import federation_tz
+    from matches.models import Match, MatchEvent
+    from matches.months import Month, deadline
+    from rankings.selectors.cycle import open_month
+
+    now = dt.datetime(2026, 4, 2, 10, 0, tzinfo=federation_tz())
+    set_now(now)
+    out = StringIO()
+    call_command("seed_demo", stdout=out)
+    march = Month.parse("2026-03")
+    assert "2026-03 is left open" in out.getvalue()
+    assert deadline(march, federation_tz()) < now
+    assert not RankingList.objects.filter(month=march.first_day).exists()
+    assert RankingList.objects.filter(month=(march + -1).first_day, status="published").count() == 3
+    for discipline in ("fido", "allfives", "austrian"):
+        assert open_month(discipline) == march
+    played_in_march = Match.objects.filter(
+        date_played__gte=march.first_day, date_played__lte=march.last_day
+    )
+    late = played_in_march.filter(status="late")
+    assert late.count() >= 3
+    assert {m.counting_month for m in late} == {Month.parse("2026-04").first_day}
+    events = MatchEvent.objects.filter(match__counting_month=march.first_day)
+    assert events.filter(kind="corrected", by__username="secretary").exists()
+    assert events.filter(kind="voided").exists()
