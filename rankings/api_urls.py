@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .apis import forecast, ledger, lists, players, projection
+from .apis import diff, forecast, ledger, lists, players, projection
 from .http_cache import list_cached
 
 _ROUTES = [
@@ -13,6 +13,7 @@ _ROUTES = [
     ("players/<str:player_id>", players.PlayerHistoryAPI, "api-ranking-player"),
     ("lists", lists.ArchiveAPI, "api-ranking-lists"),
     ("projected", projection.ProjectedListAPI, "api-ranking-projected"),
+    ("<str:month>/diff", diff.DiffAPI, "api-ranking-diff"),
     ("<str:month>.<str:fmt>", lists.DownloadAPI, "api-ranking-download"),
     ("<str:month>", lists.MonthListAPI, "api-ranking-month"),
     ("", lists.CurrentListAPI, "api-ranking-current"),

@@ -33,6 +33,7 @@ import datetime as dt
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connection, models
@@ -946,3 +947,73 @@ def clubs_by_id(limit: int) -> Statement:
         f"SELECT {CLUB_CHOICE.sql} FROM {_CLUB} ORDER BY club_id LIMIT %(limit)s",  # noqa: S608
         {"limit": limit},
     )
+
+
+# --- the difference between two lists ----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DiffRow:
+    """A player whose place or FLADUB differs between two lists (None: not on that list)."""
+
+    player_id: str
+    name: str
+    old_rank: int | None
+    new_rank: int | None
+    old_fladub_cents: int | None
+    new_fladub_cents: int | None
+
+    @property
+    def moved(self) -> int | None:
+        """Places moved up (negative: down); None when the player is on one list only."""
+        if self.old_rank is None or self.new_rank is None:
+            return None
+        return self.old_rank - self.new_rank
+
+    @property
+    def old_fladub(self) -> Decimal | None:
+        return None if self.old_fladub_cents is None else Decimal(self.old_fladub_cents) / 100
+
+    @property
+    def new_fladub(self) -> Decimal | None:
+        return None if self.new_fladub_cents is None else Decimal(self.new_fladub_cents) / 100
+
+
+DIFF_ROW = Select(
+    DiffRow,
+    player_id="p.player_id",
+    name="p.name",
+    old_rank="d.old_rank",
+    new_rank="d.new_rank",
+    old_fladub_cents="d.old_f",
+    new_fladub_cents="d.new_f",
+)
+# Every player of either list with both places (a UNION of two probes on the index
+# (ranking_list, player): SQLite before 3.39 has no FULL JOIN), then only the changed ones.
+_DIFF = (
+    "FROM (SELECT o.player_id AS pk, o.rank AS old_rank, o.fladub_cents AS old_f, "  # noqa: S608
+    f"n.rank AS new_rank, n.fladub_cents AS new_f FROM {_ENTRY} o "
+    f"LEFT JOIN {_ENTRY} n ON n.ranking_list_id = %(new)s AND n.player_id = o.player_id "
+    "WHERE o.ranking_list_id = %(old)s "
+    "UNION ALL SELECT n.player_id, NULL, NULL, n.rank, n.fladub_cents "
+    f"FROM {_ENTRY} n WHERE n.ranking_list_id = %(new)s AND NOT EXISTS "
+    f"(SELECT 1 FROM {_ENTRY} o WHERE o.ranking_list_id = %(old)s AND o.player_id = n.player_id)"
+    f") d JOIN {_PLAYER} p ON p.id = d.pk "
+    "WHERE d.old_rank IS NULL OR d.new_rank IS NULL OR d.old_rank <> d.new_rank "
+    "OR d.old_f <> d.new_f"
+)
+
+
+def list_diff(old_id: int, new_id: int, *, limit: int, offset: int) -> Statement:
+    """The players whose place or FLADUB differs between two lists, in the new list's order
+    (then those who left it, in the old list's order): ``limit`` from ``offset``."""
+    return Statement(
+        f"SELECT {DIFF_ROW.sql} {_DIFF} "
+        "ORDER BY d.new_rank IS NULL, d.new_rank, d.old_rank, p.player_id "
+        "LIMIT %(limit)s OFFSET %(offset)s",
+        {"old": old_id, "new": new_id, "limit": limit, "offset": offset},
+    )
+
+
+def list_diff_count(old_id: int, new_id: int) -> Statement:
+    return Statement(f"SELECT count(*) {_DIFF}", {"old": old_id, "new": new_id})

@@ -8,7 +8,7 @@ from django.urls import path
 
 from .feeds import NewListsFeed
 from .http_cache import list_cached
-from .views import dashboard, public
+from .views import dashboard, diff, public
 
 app_name = "rankings"
 _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
@@ -27,6 +27,7 @@ _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
         list_cached(page=True)(public.ranking),
         "ranking_version",
     ),
+    ("ranking/<str:discipline>/<str:month>/diff/", diff.list_changes, "ranking_diff"),
     ("players/<str:player_id>/", public.player, "player"),
     ("players/<str:player_id>/badge.svg", public.player_badge, "player_badge"),
     ("clubs/", public.clubs, "clubs"),

@@ -4,13 +4,14 @@ with fixed places, so that the OpenAPI schema says ``type: string, format: decim
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP
+from typing import Any
 
 from rest_framework import serializers
 
 from ..numbers import FLADUB_PLACES
 
 
-def fladub_field() -> serializers.DecimalField:
+def fladub_field(**options: Any) -> serializers.DecimalField:
     """FLADUB as a string with 2 places (rankings/numbers.py: the one number convention)."""
     return serializers.DecimalField(
         max_digits=12,
@@ -18,6 +19,7 @@ def fladub_field() -> serializers.DecimalField:
         coerce_to_string=True,
         rounding=ROUND_HALF_UP,
         help_text='FLADUB, a decimal string with 2 places, e.g. "9.17"',
+        **options,
     )
 
 

@@ -1,0 +1,112 @@
+"""``GET /api/rankings/{discipline}/{YYYY-MM}/diff``: who moved between two published lists.
+
+Query: ``version`` (the newer list: that version of the month, default its latest),
+``from`` (what to compare it with: a version number of the same month, or another month
+``YYYY-MM``; default the version before, else the previous month's latest list), ``page``
+and ``page_size`` (at most 500). Answer: both lists (with their seals), the number of
+players whose place or FLADUB differs, and a page of them: old and new rank, places moved
+(positive: up), old and new FLADUB. 400 for a malformed parameter, 404 when either list
+does not exist; nothing is ever written.
+"""
+
+from __future__ import annotations
+
+import re
+
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers
+from rest_framework.exceptions import NotFound, ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from matches.months import Month
+
+from ..selectors.list_diff import NothingToCompare, list_diff
+from . import inputs
+from .fields import fladub_field
+from .lists import ListOutput
+
+MAX_PAGE_SIZE = 500
+_VERSION = re.compile(r"^[0-9]{1,6}$")
+
+
+class _Query(serializers.Serializer):
+    page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
+    page_size = serializers.IntegerField(min_value=1, max_value=MAX_PAGE_SIZE, default=100)
+
+
+class DiffRowOutput(serializers.Serializer):
+    player_id = serializers.CharField()
+    name = serializers.CharField()
+    old_rank = serializers.IntegerField(allow_null=True)
+    new_rank = serializers.IntegerField(allow_null=True)
+    moved = serializers.IntegerField(
+        allow_null=True, help_text="places moved up (negative: down); null: on one list only"
+    )
+    old_fladub = fladub_field(allow_null=True)
+    new_fladub = fladub_field(allow_null=True)
+
+
+class DiffOutput(serializers.Serializer):
+    old = ListOutput()
+    new = ListOutput()
+    count = serializers.IntegerField(help_text="players whose place or FLADUB differs")
+    page = serializers.IntegerField()
+    results = DiffRowOutput(many=True)
+
+
+def _against(raw: str) -> int | Month | None:
+    raw = raw.strip()
+    if not raw:
+        return None
+    if _VERSION.match(raw) and int(raw) >= 1:
+        return int(raw)
+    try:
+        return Month.parse(raw)
+    except ValueError:
+        raise ValidationError(
+            {"from": ["Compare with a version number (2) or a month (2026-02)."]}
+        ) from None
+
+
+class DiffAPI(inputs.PublicAPI):
+    @extend_schema(
+        operation_id="rankings_diff",
+        parameters=[
+            inputs.DISCIPLINE,
+            inputs.MONTH,
+            inputs.VERSION,
+            OpenApiParameter("from", str, description="a version (2) or a month (2026-02)"),
+            OpenApiParameter("page", int, description="page number, from 1"),
+            OpenApiParameter("page_size", int, description=f"rows per page (max {MAX_PAGE_SIZE})"),
+        ],
+        responses={200: DiffOutput, 404: OpenApiResponse(description="no such list")},
+        summary="Who moved between two versions of a month's list, or two consecutive months",
+    )
+    def get(self, request: Request, discipline: str, month: str) -> Response:
+        discipline, parsed = inputs.discipline(discipline), inputs.month(month)
+        query = _Query(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        size, page = query.validated_data["page_size"], query.validated_data["page"]
+        try:
+            diff = list_diff(
+                discipline=discipline,
+                month=parsed,
+                version=inputs.version(request),
+                against=_against(request.query_params.get("from", "")),
+                limit=size,
+                offset=(page - 1) * size,
+            )
+        except NothingToCompare as exc:
+            raise NotFound(str(exc)) from exc
+        return Response(
+            DiffOutput(
+                {
+                    "old": diff.old,
+                    "new": diff.new,
+                    "count": diff.total,
+                    "page": page,
+                    "results": diff.rows,
+                }
+            ).data
+        )
