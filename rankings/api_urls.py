@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from .apis import diff, forecast, ledger, lists, players, projection
+from .apis import diff, forecast, ledger, lists, players, projection, whatif
 from .http_cache import list_cached
 
 _ROUTES = [
@@ -11,6 +11,7 @@ _ROUTES = [
     ("players/<str:player_id>/ledger", ledger.PlayerLedgerAPI, "api-ranking-player-ledger"),
     ("players/<str:player_id>/results", players.PlayerResultsAPI, "api-ranking-player-results"),
     ("players/<str:player_id>", players.PlayerHistoryAPI, "api-ranking-player"),
+    ("whatif", whatif.WhatIfAPI, "api-ranking-whatif"),
     ("lists", lists.ArchiveAPI, "api-ranking-lists"),
     ("projected", projection.ProjectedListAPI, "api-ranking-projected"),
     ("<str:month>/diff", diff.DiffAPI, "api-ranking-diff"),

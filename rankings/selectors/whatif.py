@@ -1,0 +1,182 @@
+"""The what-if calculator: a player's number and rank in the next list with hypothetical results.
+
+In: a player (primary key), a discipline, the projection of its open month
+(:func:`rankings.selectors.projection.projected_list`) and hypothetical results played in
+that month: :class:`Hypothetical` tables (a category, the player's score, each opponent's
+primary key and score; higher is better, so a placing p is the score -p). Out:
+:class:`WhatIf`: the player's FLADUB (integer cents) and rank in the projected list if those
+results were stored now, beside the projected number and rank without them. Writes nothing.
+
+How: the FLADUB core (:mod:`rankings.fladub`), the close's own code, on this player only.
+The hypothetical tables' match points are :func:`~rankings.fladub.match_points` with the
+opponents' strength from the list in force (:func:`~rankings.selectors.strength_lists.
+strength_lists` restricted to the table's players, plus its top entry); the player's stored
+results counting in the list come from
+:func:`~rankings.selectors.counting_results.counting_results`; the number is
+:func:`~rankings.fladub.player_totals` of both together. The rank is ``1 +`` the number of
+other players whose projected FLADUB is strictly larger, found by a binary search over the
+projection's ranks (each step one probe of the ``(ranking_list, rank)`` index: about
+``log2(n) + 1`` probes, no scan of the list).
+
+Guaranteed: when the hypothetical results are stored as they are and nobody else's results
+change, the close of the month publishes exactly this number and rank (tested).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from matches.months import Month
+
+from .. import fladub
+from ..models import RankingEntry
+from .counting_results import counting_results
+from .projection import Projected, projected_entry
+from .strength_lists import strength_lists
+
+
+@dataclass(frozen=True)
+class Hypothetical:
+    """One hypothetical table: the player's score and each opponent's (higher is better)."""
+
+    category: str
+    score: int
+    opponents: tuple[tuple[int, int], ...]
+    """(player primary key, score), one side each."""
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    month: Month
+    fladub_cents: int
+    rank: int | None
+    """None: a FLADUB of 0 is not listed."""
+    projected_cents: int
+    projected_rank: int | None
+    as_of: dt.datetime
+    results_points: tuple[float, ...]
+    """Match points of each hypothetical result, in the order given."""
+
+    provisional = True
+
+
+def _strength(
+    discipline: str, month: Month, players: dict[int, int]
+) -> dict[int, fladub.PublishedList]:
+    """The list in force for ``month``, restricted to ``players`` (pk -> dense index) and
+    its top entry, renumbered densely (new indices for players outside the tables)."""
+    published = strength_lists(discipline=discipline, months=[month], players=players.keys())
+    dense = dict(players)
+    renumbered = {}
+    for index, listed in published.items():
+        keys = [dense.setdefault(int(pk), len(dense)) for pk in listed.player]
+        renumbered[index] = fladub.PublishedList(
+            player=np.array(keys, dtype=np.int64), fladub_cents=listed.fladub_cents
+        )
+    return renumbered
+
+
+def hypothetical_points(
+    player_pk: int, *, discipline: str, month: Month, tables: Sequence[Hypothetical]
+) -> list[float]:
+    """The player's match points in each table, by :func:`rankings.fladub.match_points`."""
+    if not tables:
+        return []
+    dense = {player_pk: 0}
+    for table in tables:
+        for pk, _score in table.opponents:
+            dense.setdefault(pk, len(dense))
+    rows: list[tuple[int, int, float, int, float]] = []  # match, side, score, player, base
+    for n, table in enumerate(tables):
+        base = float(fladub.CATEGORY_BASE[table.category])
+        rows.append((n, 0, float(table.score), 0, base))
+        for side, (pk, score) in enumerate(table.opponents, start=1):
+            rows.append((n, side, float(score), dense[pk], base))
+    columns = list(zip(*rows, strict=True))
+    sides = fladub.Sides(
+        match_id=np.array(columns[0], dtype=np.int64),
+        month_played=np.full(len(rows), month.index, dtype=np.int32),
+        counting_month=np.full(len(rows), month.index, dtype=np.int32),
+        base=np.array(columns[4], dtype=np.float64),
+        side_no=np.array(columns[1], dtype=np.int16),
+        score=np.array(columns[2], dtype=np.float64),
+        player=np.array(columns[3], dtype=np.int64),
+    )
+    results = fladub.match_points(sides, _strength(discipline, month, dense))
+    mine = results.player == 0
+    by_match = dict(
+        zip(results.match_id[mine].tolist(), results.points[mine].tolist(), strict=True)
+    )
+    return [by_match[n] for n in range(len(tables))]
+
+
+def _count_above(list_id: int, entry_count: int, cents: int) -> int:
+    """How many entries of the list have FLADUB strictly above ``cents`` (binary search).
+
+    The smallest rank value r whose first entry (rank >= r) has at most ``cents`` is the
+    first entry of that value: everyone before it is above, so the count is its rank - 1."""
+    entries = RankingEntry.objects.filter(ranking_list_id=list_id).order_by("rank")
+
+    def first_from(rank: int) -> tuple[int, int] | None:
+        return entries.filter(rank__gte=rank).values_list("rank", "fladub_cents").first()
+
+    lo, hi = 1, entry_count + 1  # the answer r lies in lo..hi; hi: none is at most cents
+    found: tuple[int, int] | None = None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        row = first_from(mid)
+        if row is None or row[1] <= cents:
+            hi, found = mid, row
+        else:
+            lo = mid + 1
+    return entry_count if found is None else found[0] - 1
+
+
+def what_if(
+    player_pk: int,
+    *,
+    discipline: str,
+    projected: Projected,
+    tables: Sequence[Hypothetical],
+) -> WhatIf:
+    """The player's number and rank in the projected list with ``tables`` added."""
+    month = Month.of(projected.ranking_list.month)
+    stored = counting_results(player_pk, discipline=discipline, month=month).results
+    added = hypothetical_points(player_pk, discipline=discipline, month=month, tables=tables)
+    points = [r.points for r in stored] + added
+    played = [r.month_played.index for r in stored] + [month.index] * len(added)
+    counting = [r.counting_month.index for r in stored] + [month.index] * len(added)
+    cents = 0
+    if points:
+        totals = fladub.player_totals(
+            fladub.Results(
+                match_id=np.arange(len(points), dtype=np.int64),
+                month_played=np.array(played, dtype=np.int32),
+                counting_month=np.array(counting, dtype=np.int32),
+                player=np.zeros(len(points), dtype=np.int64),
+                points=np.array(points, dtype=np.float64),
+            ),
+            month.index,
+        )
+        cents = int(totals.fladub_cents[0]) if len(totals.player) else 0
+    own = projected_entry(projected, player_pk)
+    rank = None
+    if cents > 0:
+        info = projected.ranking_list
+        above = _count_above(info.id, info.entry_count, cents)
+        if own is not None and own.fladub_cents > cents:
+            above -= 1  # the player's own projected entry is not another player
+        rank = above + 1
+    return WhatIf(
+        month=month,
+        fladub_cents=cents,
+        rank=rank,
+        projected_cents=0 if own is None else own.fladub_cents,
+        projected_rank=None if own is None else own.rank,
+        as_of=projected.as_of,
+        results_points=tuple(added),
+    )

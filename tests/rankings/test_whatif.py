@@ -1,0 +1,171 @@
+"""The what-if calculator (rankings.selectors.whatif, POST /api/rankings/<d>/whatif): the
+promise kept by the real close, the rank by binary search, bad input refused by field and in
+the user's language, nothing written."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from matches.models import Player, SideMember
+from matches.months import Month
+from rankings.models import RankingEntry, RankingList
+from rankings.selectors.projection import projected_list
+from rankings.selectors.whatif import _count_above
+from rankings.services.projection import projection_refresh
+from tests.matches.factories import ClubFactory
+from tests.rankings.factories import close, random_results, received, submit_table
+
+pytestmark = pytest.mark.django_db
+URL = "/api/rankings/fido/whatif"
+MONTHS = [Month.parse(m) for m in ("2026-01", "2026-02", "2026-03", "2026-04")]
+
+
+def history(seed: int) -> RankingList:
+    random_results(seed=seed, matches=120, players=40, months=MONTHS)
+    for month in MONTHS[:3]:
+        close(month)
+    return projection_refresh(discipline="fido")
+
+
+def listed(ranking_list: RankingList) -> list[tuple[str, int, int]]:
+    """(federation id, rank, cents) in list order."""
+    return list(
+        RankingEntry.objects.filter(ranking_list=ranking_list)
+        .order_by("rank", "player_id")
+        .values_list("player__player_id", "rank", "fladub_cents")
+    )
+
+
+def ask(client: Client, body: dict, **headers: str):
+    return client.post(URL, body, content_type="application/json", **headers)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_storing_the_results_and_closing_gives_the_promised_number_and_rank(
+    client: Client, seed: int
+) -> None:
+    projected = history(seed)
+    rows = listed(projected)
+    me = rows[len(rows) * 2 // 3][0]  # low in the list: the new results move them
+    strong = [pid for pid, _rank, _cents in rows[:3] if pid != me][:2]
+    # The player wins every table, so the opponents' own numbers stay as they are (a loss
+    # is worth 0) and nobody else's number changes: the promise must hold exactly.
+    tables = [
+        ("club", strong[0]),
+        ("national", strong[1]),
+        ("league", rows[-1][0] if rows[-1][0] != me else rows[-2][0]),
+    ]
+    body = {
+        "player_id": me,
+        "month": "2026-04",
+        "results": [
+            {"category": cat, "placing": 1, "opponents": [{"player_id": them, "placing": 2}]}
+            for cat, them in tables
+        ],
+    }
+    before = (SideMember.objects.count(), RankingEntry.objects.count())
+    promised = ask(client, body)
+    assert promised.status_code == 200, promised.json()
+    answer = promised.json()
+    assert (SideMember.objects.count(), RankingEntry.objects.count()) == before  # wrote nothing
+    assert answer["provisional"] is True and answer["month"] == "2026-04"
+    assert answer["rank"] < answer["projected_rank"]
+
+    club = ClubFactory(club_id=f"CLUB-W{seed}")
+    players = {p.player_id: p for p in Player.objects.all()}
+    for n, (cat, them) in enumerate(tables):
+        submit_table(
+            club,
+            [([players[me]], 2), ([players[them]], 1)],
+            id=f"w{n}",
+            date="2026-04-20",
+            category=cat,
+            now=received(Month.parse("2026-04").first_day.replace(day=21)),
+        )
+    published = close(MONTHS[3])
+    mine = {pid: (rank, cents) for pid, rank, cents in listed(published)}[me]
+    assert mine == (answer["rank"], round(float(answer["fladub"]) * 100))
+
+
+def test_the_rank_by_binary_search_counts_the_players_strictly_above() -> None:
+    projected = history(4)
+    cents = [c for _pid, _rank, c in listed(projected)]
+    for probe in {0, 1, cents[0], cents[0] + 1, *cents, *(c - 1 for c in cents)}:
+        expected = sum(1 for c in cents if c > probe)
+        assert _count_above(projected.pk, len(cents), probe) == expected, probe
+
+
+def test_bad_input_is_refused_by_field_in_the_users_language(client: Client) -> None:
+    projected = history(5)
+    rows = listed(projected)
+    me, other = rows[0][0], rows[1][0]
+
+    def table(**changes):
+        result = {
+            "category": "club",
+            "placing": 1,
+            "opponents": [{"player_id": other, "placing": 2}],
+        }
+        result.update(changes)
+        return result
+
+    good = {"player_id": me, "month": "2026-04", "results": [table()]}
+    assert ask(client, good).status_code == 200
+    cases = [
+        ({**good, "player_id": "P-NOBODY"}, "player_id", "P-NOBODY"),
+        (
+            {**good, "results": [table(opponents=[{"player_id": "P-X", "placing": 2}])]},
+            "results[0].opponents[0].player_id",
+            "P-X",
+        ),
+        (
+            {**good, "results": [table(opponents=[{"player_id": me, "placing": 2}])]},
+            "results[0].opponents[0].player_id",
+            "already",
+        ),
+        ({**good, "results": [table(placing=3)]}, "results[0].placing", "no place 3"),
+        (
+            {**good, "results": [table(opponents=[{"player_id": other, "placing": 0}])]},
+            "results[0].opponents[0].placing",
+            "",
+        ),
+        (
+            {**good, "results": [table(opponents=[{"player_id": other, "score": 2}])]},
+            "results[0].opponents[0].placing",
+            "every side",
+        ),
+        ({**good, "month": "2026-03"}, "month", "2026-03 is already closed"),
+        ({**good, "month": "2026-05"}, "month", "Only results of 2026-04"),
+        ({**good, "month": "April"}, "month", "YYYY-MM"),
+        ({**good, "results": [table()] * 21}, "results", ""),
+        ({**good, "results": []}, "results", ""),
+    ]
+    for body, path, words in cases:
+        refused = ask(client, body)
+        assert refused.status_code == 400, (path, refused.content)
+        errors = refused.json()["errors"]
+        assert errors[0]["path"] == path, errors
+        assert words in errors[0]["message"], errors
+    german = ask(client, {**good, "month": "2026-03"}, HTTP_ACCEPT_LANGUAGE="de").json()
+    assert german["errors"][0]["message"] == "2026-03 ist bereits abgeschlossen."
+    german = ask(client, {**good, "player_id": "P-NOBODY"}, HTTP_ACCEPT_LANGUAGE="de").json()
+    assert german["errors"][0]["message"] == "Niemand hat die Verbandsnummer P-NOBODY."
+    assert (
+        client.post("/api/rankings/nope/whatif", good, content_type="application/json").status_code
+        == 404
+    )
+
+
+def test_no_projection_yet_is_a_404(client: Client) -> None:
+    random_results(seed=6, matches=60, players=20, months=MONTHS)
+    for month in MONTHS[:3]:
+        close(month)
+    assert projected_list("fido") is None
+    players = list(Player.objects.values_list("player_id", flat=True)[:2])
+    body = {
+        "player_id": players[0],
+        "month": "2026-04",
+        "results": [{"placing": 1, "opponents": [{"player_id": players[1], "placing": 2}]}],
+    }
+    assert ask(client, body).status_code == 404
