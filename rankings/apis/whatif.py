@@ -11,8 +11,8 @@ Each result is one table: the player's ``placing`` (1 = first; ties share a plac
 :data:`MAX_RESULTS` results of 1..8 opponents. ``month`` must be the open month (the next
 list). Out: the player's ``fladub`` and ``rank`` in the projected list with those results
 (:func:`rankings.selectors.whatif.what_if`), the ``projected_fladub`` and
-``projected_rank`` without them, each result's match ``points``, ``provisional: true`` and
-``as_of``. Writes nothing.
+``projected_rank`` without them, each result's match points (``result_points``),
+``provisional: true`` and ``as_of``. Writes nothing.
 
 400 naming the field, in the request's language (``Accept-Language``): an unknown player
 or opponent, the player among their own opponents or an opponent twice, a placing outside
@@ -38,10 +38,12 @@ from matches.months import Month
 from matches.validation import Problem
 
 from .. import fladub
+from ..numbers import fixed
 from ..selectors.cycle import open_month
 from ..selectors.projection import projected_list
 from ..selectors.whatif import Hypothetical, what_if
 from . import inputs
+from .fields import decimal_field, fladub_field
 
 MAX_RESULTS = 20
 """More results than a list's best 20 cannot change the answer more; a bound on the work."""
@@ -74,11 +76,13 @@ class WhatIfOutput(serializers.Serializer):
     month = serializers.CharField()
     provisional = serializers.BooleanField()
     as_of = serializers.DateTimeField()
-    fladub = serializers.DecimalField(max_digits=12, decimal_places=2)
+    fladub = fladub_field()
     rank = serializers.IntegerField(allow_null=True)
-    projected_fladub = serializers.DecimalField(max_digits=12, decimal_places=2)
+    projected_fladub = fladub_field()
     projected_rank = serializers.IntegerField(allow_null=True)
-    points = serializers.ListField(child=serializers.DecimalField(max_digits=12, decimal_places=4))
+    result_points = serializers.ListField(
+        child=decimal_field(4, "a result's match points, a decimal string with 4 places")
+    )
 
 
 def _refuse(path: str, message: str) -> ApiProblems:
@@ -190,7 +194,7 @@ class WhatIfAPI(inputs.PublicAPI):
                     "rank": found.rank,
                     "projected_fladub": Decimal(found.projected_cents) / 100,
                     "projected_rank": found.projected_rank,
-                    "points": [Decimal(f"{p:.4f}") for p in found.results_points],
+                    "result_points": [Decimal(fixed(p, 4)) for p in found.results_points],
                 }
             ).data
         )
