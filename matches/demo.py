@@ -149,7 +149,11 @@ def _table(rng: random.Random, discipline: str, pool: list[Player]) -> list[dict
 
 
 def seed(*, now: dt.datetime, log: Callable[[str], None] = print) -> DemoSummary:
-    """Create the demo federation once; report what exists."""
+    """Create the demo federation once; report what exists.
+
+    Long on purpose: the demo federation written as one story, month after month (clubs,
+    players, results, the open last month with its late result, correction and void).
+    """
     if Club.objects.filter(club_id=CLUBS[0][0]).exists():
         _accounts()
         return DemoSummary(created=False)

@@ -599,6 +599,9 @@ def resolve(
     statements found, already run. A merged player id resolves to the surviving record.
     Returns the problems (unknown club or player, or one player twice after merges
     resolved).
+
+    Long on purpose: the two lookups and the attachment of their rows are one pass over
+    the matches, each refusal with its own path; split, the passes would walk the matches twice.
     """
     items = list(items)
     known_clubs = list(known_clubs)

@@ -205,3 +205,28 @@ def test_no_import_circles() -> None:
             t for t in targets if not (t.startswith(module + ".") or module.startswith(t + "."))
         }
     assert _loops(edges) == []
+
+
+LONG = 60
+
+
+def _long_functions_without_a_reason() -> list[str]:
+    """Product functions over LONG lines whose docstring does not say why ("Long on purpose")."""
+    found = []
+    for app in APPS:
+        for path in sorted((ROOT / app).rglob("*.py")):
+            if "migrations" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    length = (node.end_lineno or node.lineno) - node.lineno + 1
+                    reason = "Long on purpose" in (ast.get_docstring(node) or "")
+                    if length > LONG and not reason:
+                        found.append(
+                            f"{path.relative_to(ROOT)}:{node.lineno} {node.name} ({length})"
+                        )
+    return found
+
+
+def test_a_long_function_says_why() -> None:
+    assert _long_functions_without_a_reason() == []

@@ -79,7 +79,11 @@ _FACETS = ("end", "cross")
 
 
 def load(data: object) -> Record[Variant]:
-    """Validate ``data`` (decoded JSON) and return the ``Record``; RecordError if it is not one."""
+    """Validate ``data`` (decoded JSON) and return the ``Record``; RecordError if it is not one.
+
+    Long on purpose: the record's top-level fields checked one after another in the
+    order the format defines them, each with its own message; read it beside docs/rules.md.
+    """
     if not isinstance(data, Mapping):
         raise RecordError("", _("a game record is a JSON object"))
     fmt = data.get("format", FORMAT)
@@ -392,6 +396,8 @@ def _fast_play(m: object, seats: tuple[str, ...], in_set: frozenset[Tile]) -> Mo
 
 
 def _move(m: object, path: str, seats: tuple[str, ...], variant: Variant) -> Move:
+    """Long on purpose: the three kinds of move (placement, pass/draw, scoring call) checked
+    field by field in the order of the format, each with its own message."""
     if not _is_object(m):
         raise RecordError(path, _("a move is a JSON object"))
     if "tile" in m:

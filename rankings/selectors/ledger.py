@@ -84,7 +84,11 @@ def player_ledger(
     The rank change is explained (who passed, who entered above) when the player is listed
     in both lists and, if ``explain_rank_up_to`` is given, ranked no lower than it in
     either (the counts read the entries above the player: a page bounds them). ``counted``:
-    the player's counting results in ``ranking_list`` if the caller has read them already."""
+    the player's counting results in ``ranking_list`` if the caller has read them already.
+
+    Long on purpose: the two lists' entries and results are read once here and handed to
+    the pure decomposition (:func:`rankings.ledger.decompose`) and the rank counts.
+    """
     month = ranking_list.list_month
     discipline = ranking_list.discipline
     previous = published_list(discipline=discipline, month=month.prev())

@@ -110,6 +110,9 @@ def month_close(
     the one write and the one atomic publication; it fails (and publishes nothing) when
     the shards are not all done within ``shard_timeout`` seconds (default
     ``FIDO_CLOSE_TIME_LIMIT``). Not from inside a Celery task.
+
+    Long on purpose: the close's stages in the order they run, under one lock and one run
+    record, each a call of its own; a fifth of the length is this contract.
     """
     month = as_month(month)
     check_discipline(discipline)

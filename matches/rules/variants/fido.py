@@ -228,7 +228,11 @@ class _Replay:
         return max(fits) if fits else None
 
     def run(self, partial: bool, observe: Callable[[_Replay], None] | None = None) -> GameReport:
-        """Replay every move; ``observe`` (tests, tools) sees the state after each one."""
+        """Replay every move; ``observe`` (tests, tools) sees the state after each one.
+
+        Long on purpose: the replay's hot loop (its speed: bench/replay.py); its
+        steps share a dozen local variables, and splitting it would cost a call per move.
+        """
         record = self.record
         seats = record.seats
         n_seats = len(seats)
@@ -445,7 +449,11 @@ class _Replay:
         cross: bool,
         second: bool,
     ) -> int:
-        """Take the end (or cross side) of ``on`` that ``tile`` joins; the value joined."""
+        """Take the end (or cross side) of ``on`` that ``tile`` joins; the value joined.
+
+        Long on purpose: the placement check on the replay's fast path, one rule after another
+        in the order docs/rules.md states them; a call per rule would cost time on every move.
+        """
         hi, lo = tile
         if second and on in self.cross_of and len(self.cross_of[on]) == 2 and not cross:
             # 3.2: the second tile goes on a cross side of the opening double, so that the
