@@ -48,6 +48,11 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "task": "rankings.projections_refresh",
         "schedule": crontab(hour=3, minute=17),
     },
+    # Re-send close runs the broker never took, and those whose worker died (no heartbeat).
+    "rankings-close-runs-recover": {
+        "task": "rankings.close_runs_recover",
+        "schedule": float(os.environ.get("FIDO_CLOSE_RECOVER_EVERY", "30")),
+    },
 }
 
 

@@ -3,8 +3,12 @@
 The services enqueue here and never import :mod:`rankings.tasks`: the tasks call the
 services, so the import runs one way. Task names are defined here; the tasks register
 under them. Guaranteed: nothing is sent before the transaction that recorded the job
-commits (a job never runs ahead of its own record); when the broker refuses the message,
-``on_failure`` hears of it before the error propagates to the caller of the commit.
+commits (a job never runs ahead of its own record); when the broker takes the message,
+``on_sent`` hears of it (the run's outbox mark); when it cannot, whatever the library
+raised (kombu's ``OperationalError``, ``OSError``, the Redis result backend's
+``RuntimeError``...), ``on_failure`` hears of it and :class:`DispatchFailed` propagates to
+the caller of the commit, within about :data:`SEND_RETRY_POLICY`'s time plus the connect
+timeouts (``fido/settings/base.py``): a couple of seconds, not the library's default 20.
 """
 
 from __future__ import annotations
@@ -22,6 +26,19 @@ DUE_MONTHS_CLOSE = "rankings.due_months_close"
 CLOSE_SHARD = "rankings.close_shard"
 PROJECTION_REFRESH = "rankings.projection_refresh"
 PROJECTIONS_REFRESH = "rankings.projections_refresh"
+CLOSE_RUNS_RECOVER = "rankings.close_runs_recover"
+
+# One quick retry, then give up: the run stays in the outbox and beat re-sends it.
+SEND_RETRY_POLICY = {
+    "max_retries": 1,
+    "interval_start": 0,
+    "interval_step": 0.2,
+    "interval_max": 0.2,
+}
+
+
+class DispatchFailed(Exception):
+    """The broker did not take the job (the cause is chained); the run is still recorded."""
 
 
 def month_close_send(
@@ -31,22 +48,31 @@ def month_close_send(
     run_id: int,
     task_id: str,
     on_failure: Callable[[BaseException], None],
+    on_sent: Callable[[], None] = lambda: None,
 ) -> None:
     """After commit, send the close of ``month`` of ``discipline`` (recorded as run
     ``run_id``) to a worker as task ``task_id``."""
 
     # Celery (and kombu, redis) load here, on the first send: a process that never
     # enqueues, such as ``close_month --inline``, starts without them.
-    from kombu.exceptions import OperationalError as BrokerError
-
     from fido.celery import app
 
     def send() -> None:
         try:
-            app.send_task(MONTH_CLOSE, args=(str(month), discipline, run_id), task_id=task_id)
-        except (BrokerError, OSError) as exc:
+            app.send_task(
+                MONTH_CLOSE,
+                args=(str(month), discipline, run_id),
+                task_id=task_id,
+                retry_policy=SEND_RETRY_POLICY,
+                # The run record is the close's outcome: no result to store, and no
+                # result-backend subscription in the sending process (with Redis down, the
+                # backend's reconnection loop alone took seconds, then a RuntimeError).
+                ignore_result=True,
+            )
+        except Exception as exc:  # any library's way of saying "not sent"
             on_failure(exc)
-            raise
+            raise DispatchFailed(str(exc) or type(exc).__name__) from exc
+        on_sent()
 
     transaction.on_commit(send)
 
@@ -86,15 +112,18 @@ def projection_send(
     *, discipline: str, run_id: int, on_failure: Callable[[BaseException], None]
 ) -> None:
     """After commit, send the refresh of ``discipline``'s projected list (run ``run_id``)."""
-    from kombu.exceptions import OperationalError as BrokerError
-
     from fido.celery import app
 
     def send() -> None:
         try:
-            app.send_task(PROJECTION_REFRESH, args=(discipline, run_id))
-        except (BrokerError, OSError) as exc:
+            app.send_task(
+                PROJECTION_REFRESH,
+                args=(discipline, run_id),
+                retry_policy=SEND_RETRY_POLICY,
+                ignore_result=True,  # the run record is the outcome
+            )
+        except Exception as exc:  # any library's way of saying "not sent"
             on_failure(exc)
-            raise
+            raise DispatchFailed(str(exc) or type(exc).__name__) from exc
 
     transaction.on_commit(send)

@@ -220,6 +220,12 @@ class CloseRun(AuditRecord):
     created_at = models.DateTimeField()
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    # The outbox: when the broker accepted the run's task (null: not handed over yet, or
+    # handed back; beat re-sends it, rankings.services.close_recover).
+    dispatched_at = models.DateTimeField(null=True, blank=True)
+    # Written by the running job every FIDO_CLOSE_HEARTBEAT seconds; a running run whose
+    # heartbeat is older than FIDO_CLOSE_STALE_AFTER lost its worker and is re-dispatched.
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

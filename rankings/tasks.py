@@ -13,6 +13,12 @@ database or broker errors retry with exponential backoff; a refusal is final.
 button), ``rankings.projections_refresh`` every discipline's (the nightly beat); both are
 safe to repeat (each refresh replaces the last).
 
+A worker killed mid-close stops the run's heartbeat; ``rankings.close_runs_recover`` (beat,
+every ``FIDO_CLOSE_RECOVER_EVERY`` seconds) re-dispatches such a run under a new task id
+within ``FIDO_CLOSE_STALE_AFTER`` seconds, and re-sends runs the broker never took (the
+outbox, :mod:`rankings.services.close_recover`). The dead worker's own message, redelivered
+later, finds its run taken over or finished and does nothing.
+
 ``rankings.due_months_close`` is the beat task (``fido.celery.BEAT_SCHEDULE``): it enqueues the
 close of every month whose deadline passed more than ``FIDO_CLOSE_DELAY`` minutes ago.
 
@@ -35,16 +41,18 @@ from fido.celery import app as _app  # noqa: F401  (the tasks below bind to this
 from matches.months import Month
 
 from .dispatch import (
+    CLOSE_RUNS_RECOVER,
     CLOSE_SHARD,
     DUE_MONTHS_CLOSE,
     MONTH_CLOSE,
     PROJECTION_REFRESH,
     PROJECTIONS_REFRESH,
 )
-from .models import ProjectionRun
+from .models import CloseRun, ProjectionRun
 from .selectors.shard_totals import shard_totals, totals_to_wire
 from .services.close import CloseRefused
 from .services.close import month_close as month_close_service
+from .services.close_recover import close_run_superseded, close_runs_recover
 from .services.close_run import close_run_claim
 from .services.projection import projection_refresh as projection_refresh_service
 from .services.projection import projections_refresh_all
@@ -82,6 +90,10 @@ def _transient() -> tuple[type[BaseException], ...]:
 )
 def month_close(self: Any, month: str, discipline: str, run_id: int) -> dict[str, Any]:
     """Close ``month`` (``YYYY-MM``) of ``discipline``, recording progress in run ``run_id``."""
+    existing = CloseRun.objects.filter(pk=run_id).first()
+    if existing is not None and close_run_superseded(existing, self.request.id):
+        logger.warning("close run %s: task %s superseded, nothing to do", run_id, self.request.id)
+        return {"state": "superseded", "run": run_id}
     run = close_run_claim(
         run_id=run_id, month=month, discipline=discipline, task_id=self.request.id
     )
@@ -162,3 +174,9 @@ def projection_refresh(discipline: str, run_id: int | None = None) -> dict[str, 
 def projections_refresh() -> list[int]:
     """The nightly refresh of every discipline's projected list."""
     return [projected.pk for projected in projections_refresh_all()]
+
+
+@shared_task(name=CLOSE_RUNS_RECOVER, acks_late=True, ignore_result=True)
+def close_runs_recover_task() -> list[int]:
+    """Re-send the close runs in the outbox and those whose worker was lost."""
+    return [run.pk for run in close_runs_recover()]

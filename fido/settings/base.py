@@ -31,6 +31,11 @@ FIDO_TIMEZONE = env("FIDO_TIMEZONE", default="Europe/Berlin")
 # and writers.
 FIDO_CLOSE_DELAY = env.int("FIDO_CLOSE_DELAY", default=5)
 FIDO_CLOSE_TIME_LIMIT = env.int("FIDO_CLOSE_TIME_LIMIT", default=1800)
+# A running close stamps its run every FIDO_CLOSE_HEARTBEAT seconds; a run silent for
+# FIDO_CLOSE_STALE_AFTER seconds lost its worker and beat re-dispatches it
+# (rankings.services.close_recover; beat checks every FIDO_CLOSE_RECOVER_EVERY seconds).
+FIDO_CLOSE_HEARTBEAT = env.int("FIDO_CLOSE_HEARTBEAT", default=10)
+FIDO_CLOSE_STALE_AFTER = env.int("FIDO_CLOSE_STALE_AFTER", default=60)
 FIDO_CLOSE_LOAD_STREAMS = env.int("FIDO_CLOSE_LOAD_STREAMS", default=2)
 FIDO_CLOSE_WRITE_STREAMS = env.int("FIDO_CLOSE_WRITE_STREAMS", default=2)
 
@@ -164,9 +169,16 @@ if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     CELERY_RESULT_BACKEND = REDIS_URL
     # An unacknowledged task (acks_late: its worker died) is redelivered after this many
-    # seconds; longer than the ranking job's time limit, so a running job is never doubled.
+    # seconds: the close's hard time limit (FIDO_CLOSE_TIME_LIMIT + 60) plus a margin, so a
+    # running job is never doubled. It is only the backstop: a close whose worker died is
+    # re-dispatched by its heartbeat within FIDO_CLOSE_STALE_AFTER (+ a beat period).
+    # A short connect timeout: a send to a broker that is down or unreachable fails in about
+    # a second (the close stays in its run's outbox, rankings.dispatch) instead of ~20 s.
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
-        "visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=3600)
+        "visibility_timeout": env.int(
+            "CELERY_VISIBILITY_TIMEOUT", default=FIDO_CLOSE_TIME_LIMIT + 60 + 120
+        ),
+        "socket_connect_timeout": 1,
     }
     CACHES = {
         "default": {

@@ -58,7 +58,8 @@ from .close_run import (
     as_month,
     check_discipline,
     close_run_create,
-    close_run_fail,
+    close_run_dispatched,
+    close_run_undispatched,
 )
 
 logger = logging.getLogger(__name__)
@@ -286,20 +287,31 @@ def month_close_check(*, month: Month, discipline: str, now: dt.datetime) -> Non
 def month_close_enqueue(*, month: Month | str, discipline: str, by: Any = None) -> CloseRun:
     """Record a run and hand the close to a worker once the current transaction commits.
 
-    When the broker refuses the message the run is marked failed and the broker's error
-    (``kombu.exceptions.OperationalError`` or ``OSError``) propagates from the commit (at
-    once, outside a transaction)."""
+    The run is the outbox: marked dispatched when the broker takes the task; when it does
+    not, the run stays queued and undispatched (beat re-sends it,
+    :mod:`rankings.services.close_recover`) and :class:`rankings.dispatch.DispatchFailed`
+    propagates from the commit (at once, outside a transaction)."""
     month = as_month(month)
     run = close_run_create(month=month, discipline=discipline, by=by)
+    close_run_send(run)
+    return run
+
+
+def close_run_send(run: CloseRun) -> None:
+    """Send run ``run``'s task (after commit), keeping its outbox mark."""
 
     def failed(exc: BaseException) -> None:
-        logger.error("could not enqueue the close of %s %s: %s", discipline, month, exc)
-        close_run_fail(run_id=run.pk, error=f"the task queue is unreachable: {exc}")
+        logger.error("could not enqueue the close run %s: %s", run.pk, exc)
+        close_run_undispatched(run_id=run.pk, error=f"the task queue is unreachable: {exc}")
 
     dispatch.month_close_send(
-        month=month, discipline=discipline, run_id=run.pk, task_id=run.task_id, on_failure=failed
+        month=Month.of(run.month),
+        discipline=run.discipline,
+        run_id=run.pk,
+        task_id=run.task_id,
+        on_failure=failed,
+        on_sent=lambda: close_run_dispatched(run_id=run.pk),
     )
-    return run
 
 
 # --- the lock and the publication --------------------------------------------------------------

@@ -6,8 +6,11 @@ seconds and the error (:class:`~rankings.models.CloseRun`).
 - :class:`RunTracker` writes the record as the job advances, in autocommit, so that
   readers (the dashboard's progress bar, ``close_month`` waiting for its worker) see each
   step at once;
-- :func:`close_run_fail` marks a run failed that no job will ever pick up (the broker
-  refused it).
+- :func:`close_run_fail` marks a run failed that no job will ever pick up;
+- :class:`Heartbeat` stamps ``heartbeat_at`` every ``FIDO_CLOSE_HEARTBEAT`` seconds while the
+  job runs (a thread with its own connection, on PostgreSQL), so that a run whose worker
+  died is seen as such within ``FIDO_CLOSE_STALE_AFTER`` seconds
+  (:mod:`rankings.services.close_recover`).
 
 None of these raises a database error into the job: record keeping never hides the job's
 own error (a failed update is logged).
@@ -16,12 +19,14 @@ own error (a failed update is logged).
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable
 from typing import Any
 
-from django.db import DatabaseError
+from django.conf import settings
+from django.db import DatabaseError, connection
 
 from matches import audit, clock
 from matches.disciplines import CODES
@@ -32,6 +37,8 @@ from ..models import CloseRun, RankingList
 logger = logging.getLogger(__name__)
 
 Progress = Callable[[str, int], None]
+
+NOT_DISPATCHED = "not dispatched yet: "
 
 STAGES = ("freeze", "load", "compute", "write", "publish")
 # Where each stage starts and ends on the run's progress bar (percent).
@@ -92,6 +99,27 @@ def close_run_fail(*, run_id: int, error: str) -> None:
     _update(run_id, state=CloseRun.State.FAILED, error=error[:10_000], finished_at=clock.now())
 
 
+def close_run_dispatched(*, run_id: int) -> None:
+    """The broker took the run's task: out of the outbox (the outbox's note goes too)."""
+    _update(run_id, dispatched_at=clock.now())
+    try:
+        CloseRun.objects.filter(pk=run_id, error__startswith=NOT_DISPATCHED).update(error="")
+    except DatabaseError:
+        logger.warning("could not update close run %s", run_id, exc_info=True)
+
+
+def close_run_undispatched(*, run_id: int, error: str) -> None:
+    """The broker did not take the run's task: it stays queued, in the outbox (no
+    ``dispatched_at``), for beat to re-send; must not raise."""
+    _update(
+        run_id,
+        state=CloseRun.State.QUEUED,
+        stage=CloseRun.Stage.QUEUED,
+        dispatched_at=None,
+        error=f"{NOT_DISPATCHED}{error}"[:10_000],
+    )
+
+
 def _update(run_id: int, **fields: Any) -> None:
     try:
         CloseRun.objects.filter(pk=run_id).update(**fields)
@@ -99,8 +127,47 @@ def _update(run_id: int, **fields: Any) -> None:
         logger.warning("could not update close run %s", run_id, exc_info=True)
 
 
+def heartbeat_seconds() -> float:
+    return float(getattr(settings, "FIDO_CLOSE_HEARTBEAT", 10))
+
+
+class Heartbeat:
+    """A daemon thread stamping run ``run_id``'s ``heartbeat_at`` every ``interval`` seconds
+    until :meth:`stop`. Its own database connection (closed when it stops), so that a long
+    statement of the job does not delay the beat; only on PostgreSQL (SQLite has one writer:
+    there the stage updates are the heartbeat)."""
+
+    def __init__(self, run_id: int, interval: float | None = None) -> None:
+        self.run_id = run_id
+        self.interval = heartbeat_seconds() if interval is None else interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self.interval <= 0 or connection.vendor != "postgresql":
+            return
+        self._thread = threading.Thread(
+            target=self._run, name=f"close-run-{self.run_id}-heartbeat", daemon=True
+        )
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self.interval):
+                _update(self.run_id, heartbeat_at=clock.now())
+        finally:
+            connection.close()  # this thread's own connection
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+
 class RunTracker:
-    """Writes a run's record as its job advances, stage by stage."""
+    """Writes a run's record as its job advances, stage by stage, with a heartbeat from
+    :meth:`start` to :meth:`succeed` or :meth:`fail`."""
 
     def __init__(self, run: CloseRun, progress: Progress | None) -> None:
         self.run = run
@@ -108,13 +175,16 @@ class RunTracker:
         self.current: str | None = None
         self.started = 0.0
         self.timings: dict[str, float] = {}
+        self.heartbeat = Heartbeat(run.pk)
 
     def _save(self, **fields: Any) -> None:
+        fields.setdefault("heartbeat_at", clock.now())
         for name, value in fields.items():
             setattr(self.run, name, value)
         _update(self.run.pk, **fields)
 
     def start(self) -> None:
+        self.heartbeat.start()
         self._save(
             state=CloseRun.State.RUNNING,
             stage=CloseRun.Stage.WAITING,
@@ -146,6 +216,7 @@ class RunTracker:
             self.progress(name, percent)
 
     def succeed(self, ranking_list: RankingList) -> None:
+        self.heartbeat.stop()
         self._finish_stage()
         self._save(
             state=CloseRun.State.SUCCEEDED,
@@ -159,6 +230,7 @@ class RunTracker:
             self.progress("done", 100)
 
     def fail(self, exc: BaseException) -> None:
+        self.heartbeat.stop()
         self._finish_stage()
         message = str(exc) if isinstance(exc, CloseRefused) else f"{type(exc).__name__}: {exc}"
         self._save(

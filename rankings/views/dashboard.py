@@ -14,8 +14,10 @@ user who is not staff gets 403.
   confirmation page and does nothing. A refused close is a 400 with the reasons; an
   accepted one is handed to a worker by
   :func:`rankings.services.close.month_close_enqueue` (a ``CloseRun`` records it) and the
-  answer is a 303 back to the dashboard, which follows the run; a broker that cannot be
-  reached is a 503 (the run is marked failed).
+  answer is a 303 back to the dashboard, which follows the run. A broker that cannot be
+  reached is a 503 within about 2 s: the run stays recorded, undispatched, and beat sends
+  it when the broker is back. A run of the discipline that lost its worker (no heartbeat)
+  or was never dispatched is sent again first (:mod:`rankings.services.close_recover`).
 - ``GET /dashboard/runs/<id>.json``: the run's state, stage, percent, timings and error,
   polled every second by ``static/js/dashboard.js``; without JavaScript the page refreshes
   itself while a run is active.
@@ -43,12 +45,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
-from kombu.exceptions import OperationalError as BrokerError
 
 from matches import clock
 from matches.disciplines import DISCIPLINES
 from matches.months import Month, deadline
 
+from ..dispatch import DispatchFailed
 from ..models import CloseRun, ProjectionRun
 from ..selectors import dashboard as reads
 from ..selectors.cycle import active_close_run
@@ -56,6 +58,7 @@ from ..selectors.holds import close_hold
 from ..selectors.lists import published_list
 from ..selectors.projection import latest_projection_run, projected_list
 from ..services.close import CloseRefused, month_close_check, month_close_enqueue
+from ..services.close_recover import close_runs_recover, recoverable_runs
 from ..services.holds import HoldRefused, close_hold_release, close_hold_set
 from ..services.projection import projection_enqueue
 
@@ -245,29 +248,62 @@ def month_close(request: HttpRequest) -> HttpResponse:
     target = {"discipline": discipline, "label": DISCIPLINES[discipline].label, "month": month}
     if request.POST.get("confirm") != "yes":
         return render(request, "dashboard/confirm_close.html", target)
+    recovered = _recover(request, discipline, month)
+    if recovered is not None:
+        return recovered
     refusals = close_refusals(discipline=discipline, month=month, now=clock.now())
     if refusals:
         return _render_dashboard(request, status=400, close_errors=refusals, close_target=target)
     try:
         run = month_close_enqueue(month=month, discipline=discipline, by=request.user)
-    except (BrokerError, OSError):
-        # The broker is unreachable: the service marked the run failed.
-        unreachable = _(
-            "The task queue is unreachable, so the close was not started. Try again "
-            "in a moment, or run “manage.py close_month %(month)s --discipline "
-            "%(discipline)s --inline” on the server."
-        ) % {"month": month, "discipline": discipline}
-        return _render_dashboard(
-            request, status=503, close_errors=[unreachable], close_target=target
-        )
+    except DispatchFailed:
+        pending = CloseRun.objects.filter(discipline=discipline, month=month.first_day).first()
+        return _unreachable(request, target, pending)
     messages.success(
         request,
         _("Closing %(month)s (%(discipline)s): the ranking job is queued as run %(run)s.")
         % {"month": month, "discipline": target["label"], "run": run.pk},
     )
+    return _back_to_dashboard(discipline)
+
+
+def _back_to_dashboard(discipline: str) -> HttpResponse:
     response = redirect(reverse("rankings:dashboard") + f"#discipline-{discipline}")
     response.status_code = 303
     return response
+
+
+def _unreachable(
+    request: HttpRequest, target: dict[str, Any], run: CloseRun | None
+) -> HttpResponse:
+    """503: the broker did not take the close; the run waits in the outbox."""
+    unreachable = _(
+        "The task queue is unreachable, so the close of %(month)s has not started yet. "
+        "It is recorded as run %(run)s and starts by itself as soon as the queue is back."
+    ) % {"month": target["month"], "run": run.pk if run else "-"}
+    return _render_dashboard(request, status=503, close_errors=[unreachable], close_target=target)
+
+
+def _recover(request: HttpRequest, discipline: str, month: Month) -> HttpResponse | None:
+    """Send again the discipline's runs that lost their worker or were never dispatched; the
+    answer if one of them closes ``month`` (None: go on with a new close)."""
+    for run in close_runs_recover(discipline=discipline):
+        if Month.of(run.month) == month:
+            messages.success(
+                request,
+                _("The close of %(month)s had stopped; run %(run)s was sent to a worker again.")
+                % {"month": month, "run": run.pk},
+            )
+            return _back_to_dashboard(discipline)
+    for run in recoverable_runs(now=clock.now(), discipline=discipline):
+        if Month.of(run.month) == month and run.dispatched_at is None:
+            target = {
+                "discipline": discipline,
+                "label": DISCIPLINES[discipline].label,
+                "month": month,
+            }
+            return _unreachable(request, target, run)
+    return None
 
 
 @never_cache
@@ -336,7 +372,7 @@ def projection_refresh(request: HttpRequest) -> HttpResponse:
         return _render_dashboard(request, status=400, close_errors=[_("Unknown discipline.")])
     try:
         run = projection_enqueue(discipline=discipline, by=request.user)
-    except (BrokerError, OSError):
+    except DispatchFailed:
         unreachable = _(
             "The task queue is unreachable, so the projection was not started. Try again in "
             "a moment."

@@ -197,31 +197,32 @@ def worker_process(tmp_path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]
     publication); stop them after."""
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(name: str, app: str = "fido") -> subprocess.Popen[bytes]:
+    def start(
+        name: str, app: str = "fido", env: dict[str, str] | None = None, beat: bool = False
+    ) -> subprocess.Popen[bytes]:
         env = {
             **os.environ,
             "DATABASE_URL": _database_url(),
             "CELERY_VISIBILITY_TIMEOUT": "3",
             "DJANGO_SETTINGS_MODULE": "fido.settings.base",
+            **(env or {}),
         }
         log = (tmp_path / f"{name}.log").open("wb")
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "celery",
-                "-A",
-                app,
+        role = (
+            ["beat", "--schedule", str(tmp_path / "beat-schedule")]
+            if beat
+            else [
                 "worker",
                 "--pool",
                 "solo",
-                "--loglevel",
-                "INFO",
                 "--without-mingle",
                 "--without-gossip",
                 "--hostname",
                 f"{name}-{uuid.uuid4().hex[:8]}@%h",
-            ],
+            ]
+        )
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", app, *role, "--loglevel", "INFO"],
             cwd=ROOT,
             env=env,
             stdout=log,
@@ -279,3 +280,51 @@ def test_a_worker_killed_mid_job_is_redelivered_and_publishes_once(
     assert current_id() == published.pk
     assert CurrentList.objects.get(discipline="fido").ranking_list_id == published.pk
     assert np.unique([e[0] for e in expected]).size == len(expected)
+
+
+# Issue 16 item 2: the production visibility timeout (no shortcut), a heartbeat and beat.
+HEARTBEAT_ENV = {
+    "CELERY_VISIBILITY_TIMEOUT": "1980",
+    "FIDO_CLOSE_HEARTBEAT": "1",
+    "FIDO_CLOSE_STALE_AFTER": "6",
+    "FIDO_CLOSE_RECOVER_EVERY": "2",
+}
+
+
+def test_a_whole_worker_killed_mid_close_is_re_dispatched_by_its_heartbeat(
+    history, worker_process, tmp_path
+) -> None:
+    from fido.celery import app
+
+    app.control.purge()
+    expected = undisturbed(TARGET)
+    worker_process("beat", env=HEARTBEAT_ENV, beat=True)
+    doomed = worker_process("doomed", app="tests.rankings.close_pause", env=HEARTBEAT_ENV)
+    run = month_close_enqueue(month=TARGET, discipline="fido")
+    assert run_of(run.pk).dispatched_at is not None
+    wait_for(lambda: "write" in run_of(run.pk).timings, 120, "the job to finish writing")
+
+    # Alive (paused before publishing) it keeps beating: beat leaves it alone.
+    time.sleep(9)
+    alive = run_of(run.pk)
+    assert alive.state == CloseRun.State.RUNNING and alive.task_id == run.task_id
+    assert alive.heartbeat_at is not None
+
+    os.kill(doomed.pid, signal.SIGKILL)
+    doomed.wait(30)
+    killed_at = time.monotonic()
+    worker_process("restarted", env=HEARTBEAT_ENV)
+    wait_for(
+        lambda: run_of(run.pk).state == CloseRun.State.SUCCEEDED,
+        120,
+        "the re-dispatched close (logs in " + str(tmp_path) + ")",
+    )
+    took = time.monotonic() - killed_at
+    finished = run_of(run.pk)
+    assert took < 120, took
+    assert finished.task_id != run.task_id and finished.attempts == 2
+    lists = RankingList.objects.filter(month=TARGET.first_day).order_by("version")
+    assert [(x.version, x.status) for x in lists] == [(1, "failed"), (2, "published")]
+    assert entries(lists[1]) == expected
+    assert current_id() == lists[1].pk
+    print(f"published {took:.1f} s after the SIGKILL")

@@ -13,6 +13,10 @@ from __future__ import annotations
 import datetime as dt
 import json
 import re
+import shutil
+import socket
+import subprocess
+import time
 from html import unescape
 from typing import Any
 
@@ -277,9 +281,10 @@ def test_a_confirmed_close_is_enqueued_and_followed(
     run = CloseRun.objects.get()
     assert (run.discipline, run.month, run.state) == ("fido", dt.date(2026, 3, 1), "queued")
     assert run.requested_by is not None and run.requested_by.is_staff
-    assert sent == [
-        ("rankings.month_close", {"args": ("2026-03", "fido", run.pk), "task_id": run.task_id})
+    assert [(name, kw["args"], kw["task_id"]) for name, kw in sent] == [
+        ("rankings.month_close", ("2026-03", "fido", run.pk), run.task_id)
     ]
+    assert run.dispatched_at is not None  # out of the outbox
     page = staff.get(URL).content.decode()
     assert f"the ranking job is queued as run {run.pk}" in text(page)
     assert "Waiting for a worker" in text(card(page, "fido"))
@@ -393,26 +398,136 @@ def test_recent_voids_and_merges_link_to_the_admin(
 
 
 @pytest.mark.django_db(transaction=True)  # on_commit runs at once, as in a request
-def test_an_unreachable_task_queue_is_a_503_and_the_run_is_marked_failed(
+@pytest.mark.parametrize(
+    "error",
+    [
+        "kombu",
+        OSError("Connection refused"),
+        # What the Redis result backend raises from the after-commit send (issue 16 item 3).
+        RuntimeError("Retry limit exceeded while trying to reconnect to the Redis server."),
+    ],
+)
+def test_an_unreachable_task_queue_is_a_503_and_the_run_waits_in_the_outbox(
     staff: Client,
     march: dict[str, Any],
     set_now: Any,
     monkeypatch: pytest.MonkeyPatch,
+    error: Any,
 ) -> None:
     from kombu.exceptions import OperationalError
 
+    if error == "kombu":
+        error = OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
     def down(name: str, **kwargs: Any) -> None:
-        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+        raise error
 
     monkeypatch.setattr(celery_app, "send_task", down)
     set_now(after_deadline("2026-03"))
     response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
     assert response.status_code == 503
-    assert "The task queue is unreachable, so the close was not started." in text(
-        response.content.decode()
-    )
     run = CloseRun.objects.get()
-    assert run.state == "failed" and "Connection refused" in run.error
-    # Nothing blocks a new try once the queue is back.
-    html = card(staff.get(URL).content.decode(), "fido")
-    assert re.search(r'<button type="submit" class="primary">Close 2026-03</button>', html)
+    assert (
+        "The task queue is unreachable, so the close of 2026-03 has not started yet. "
+        f"It is recorded as run {run.pk} and starts by itself as soon as the queue is back."
+    ) in text(response.content.decode())
+    assert run.state == "queued" and run.dispatched_at is None
+    assert str(error) in run.error and "Traceback" not in response.content.decode()
+
+    # The queue is back: the next recovery (beat, or the dashboard) sends the same run.
+    sent: list[tuple[str, dict[str, Any]]] = []
+    monkeypatch.setattr(celery_app, "send_task", lambda name, **kw: sent.append((name, kw)))
+    from rankings.services.close_recover import close_runs_recover
+
+    later = clock.now() + dt.timedelta(seconds=30)
+    assert [r.pk for r in close_runs_recover(now=later)] == [run.pk]
+    run.refresh_from_db()
+    assert run.dispatched_at is not None and run.state == "queued"
+    assert [(name, kw["task_id"]) for name, kw in sent] == [("rankings.month_close", run.task_id)]
+    assert close_runs_recover(now=later) == []  # sent once
+
+
+# --- issue 16 item 3: a real Redis stopped ------------------------------------------------------
+
+
+def _redis_server(port: int, folder: Any) -> subprocess.Popen[bytes]:
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed")
+    proc = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(folder)],
+        stdout=subprocess.DEVNULL,
+    )
+    for _ in range(100):
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return proc
+        time.sleep(0.05)
+    proc.kill()
+    pytest.fail("the test's own redis-server did not start")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)  # on_commit runs at once, as in a request
+def test_with_redis_stopped_close_now_answers_within_two_seconds_and_beat_resends_it(
+    staff: Client,
+    march: dict[str, Any],
+    set_now: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Any,
+) -> None:
+    """The project's Celery configuration (timeouts, retry policies) on a redis-server of the
+    test's own, never the shared one: stopped, then started again on the same port."""
+    import redis
+    from celery import Celery
+
+    import fido.celery
+    from rankings.services.close_recover import close_runs_recover
+
+    port = _free_port()
+    url = f"redis://127.0.0.1:{port}/0"
+    own = Celery("fido-own-redis")
+    own.config_from_object("django.conf:settings", namespace="CELERY")
+    own.conf.broker_url = own.conf.result_backend = url
+    monkeypatch.setattr(fido.celery, "app", own)
+
+    server = _redis_server(port, tmp_path)
+    server.terminate()  # Redis stopped
+    server.wait(10)
+    set_now(after_deadline("2026-03"))
+    started = time.monotonic()
+    response = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
+    elapsed = time.monotonic() - started
+    assert elapsed < 2, elapsed
+    assert response.status_code == 503
+    run = CloseRun.objects.get()
+    assert "starts by itself as soon as the queue is back" in text(response.content.decode())
+    assert (run.state, run.dispatched_at) == ("queued", None)
+
+    # A second click while Redis is still down: the same answer, the same run, fast.
+    later = clock.now() + dt.timedelta(seconds=30)
+    set_now(later)
+    started = time.monotonic()
+    again = staff.post(CLOSE, {"discipline": "fido", "month": "2026-03", "confirm": "yes"})
+    assert time.monotonic() - started < 2
+    assert again.status_code == 503 and CloseRun.objects.count() == 1
+
+    server = _redis_server(port, tmp_path)  # Redis is back
+    try:
+        assert [r.pk for r in close_runs_recover(now=later)] == [run.pk]  # beat's tick
+        run.refresh_from_db()
+        assert run.dispatched_at is not None and run.error == ""
+        queued = redis.Redis.from_url(url).lrange("celery", 0, -1)
+        assert len(queued) == 1
+        assert json.loads(queued[0])["headers"]["id"] == run.task_id
+        print(f"close now with Redis stopped: {response.status_code} after {elapsed:.2f} s")
+    finally:
+        server.terminate()
+        server.wait(10)
+        own.close()
