@@ -44,7 +44,7 @@ from fido.text import first_refused
 
 from .models import Club
 from .services import SubmitOutcome, match_batch_submit
-from .validation import InvalidSubmission, Problem
+from .validation import InvalidSubmission, Problem, typed_number
 
 COLUMNS = ("id", "date", "discipline", "category", "side", "players", "score")
 # Limits of one upload (docs/secretary.md): bytes, result rows, physical lines (blank ones
@@ -408,7 +408,7 @@ def split_players(row: CsvRow) -> list[str]:
 def _side(row: CsvRow) -> dict[str, Any]:
     side: dict[str, Any] = {"players": split_players(row)}
     if row.cells["score"] != "":
-        side["score"] = row.cells["score"]
+        side["score"] = typed_number(row.cells["score"])
     return side
 
 

@@ -18,7 +18,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from .models import MIN_SIDES, Category, Club, Discipline
-from .validation import Problem
+from .validation import Problem, typed_number
 
 # The player ids of a team in one cell: "P-1, P-2" (a ; or + works too).
 # One team separator everywhere (form, CSV, docs): "+", which is neither a CSV delimiter
@@ -156,7 +156,7 @@ class SideRow:
         players = [p.strip() for p in _PLAYER_SEPARATORS.split(self.players) if p.strip()]
         side: dict[str, Any] = {"players": players}
         if self.score.strip():
-            side["score"] = self.score.strip()
+            side["score"] = typed_number(self.score.strip())
         return side
 
 

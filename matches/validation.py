@@ -45,6 +45,7 @@ ALLOWED_KEYS = frozenset(
 # A cell beginning with one of these is run as a formula by spreadsheet programs.
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_WHOLE = re.compile(r"\s*[-+]?\d{1,9}\s*")
 _SIDE_PATH = re.compile(r"sides\[(\d+)\]")
 
 
@@ -150,6 +151,12 @@ def check_text(value: str, path: str, what: str, problems: list[Problem]) -> Non
         )
 
 
+def typed_number(text: str) -> int | str:
+    """What was typed as a whole number (a CSV cell, a form field) as an ``int``; other text
+    unchanged, for :func:`parse_match` to refuse with its message."""
+    return int(text) if _WHOLE.fullmatch(text) else text
+
+
 def _int(value: object, path: str, what: str, problems: list[Problem]) -> int | None:
     if isinstance(value, bool):
         problems.append(
@@ -158,10 +165,19 @@ def _int(value: object, path: str, what: str, problems: list[Problem]) -> int | 
         return None
     if isinstance(value, int):
         number = value
-    elif (isinstance(value, float) and value.is_integer()) or (
-        isinstance(value, str) and re.fullmatch(r"\s*[-+]?\d{1,9}\s*", value)
-    ):
+    elif isinstance(value, float) and value.is_integer():
         number = int(value)
+    elif isinstance(value, str) and _WHOLE.fullmatch(value):
+        # Strict types: JSON has numbers. (Text interfaces, the CSV upload and the web
+        # forms, convert what was typed first: typed_number.)
+        problems.append(
+            Problem(
+                path,
+                _("%(what)s must be a number, not the text “%(value)s” (send it without quotes)")
+                % {"what": what, "value": value.strip()},
+            )
+        )
+        return None
     elif isinstance(value, str | float):
         problems.append(
             Problem(
