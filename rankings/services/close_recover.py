@@ -54,12 +54,18 @@ def recoverable_runs(*, now: dt.datetime, discipline: str | None = None) -> list
     return list(runs.order_by("created_at", "id"))
 
 
-def close_run_superseded(run: CloseRun, task_id: str | None) -> bool:
-    """Whether a delivered task should leave run ``run`` alone: the run was handed to another
-    task (a re-dispatch) or is already finished."""
+def close_run_superseded(
+    run: CloseRun, task_id: str | None, *, now: dt.datetime | None = None
+) -> bool:
+    """Whether a delivered task should leave run ``run`` alone: the run is finished, or
+    another task (a re-dispatch) is working on it and its heartbeat is fresh. (A dead
+    worker's message, redelivered after the visibility timeout, is such a task.)"""
     if run.state == CloseRun.State.SUCCEEDED:
         return True
-    return bool(task_id and run.task_id and run.task_id != task_id)
+    if run.state != CloseRun.State.RUNNING or not task_id or run.task_id == task_id:
+        return False
+    beat = run.heartbeat_at or run.started_at or run.created_at
+    return (now or clock.now()) - beat < stale_after()
 
 
 def _claim(run: CloseRun, now: dt.datetime) -> bool:

@@ -95,14 +95,30 @@ def test_a_broker_still_down_leaves_the_run_in_the_outbox(monkeypatch: Any) -> N
 
 @pytest.mark.django_db
 def test_a_superseded_or_finished_delivery_does_nothing() -> None:
-    run = make_run(state="queued", task_id="the-new-task")
-    old = tasks.month_close.apply(args=("2026-03", "fido", run.pk), task_id="the-dead-one")
-    assert old.get() == {"state": "superseded", "run": run.pk}
+    """The dead worker's message comes back: the run is done, or another task is on it."""
+    now = clock.now()
+    busy = make_run(state="running", task_id="the-new-task", heartbeat_at=now)
+    old = tasks.month_close.apply(args=("2026-03", "fido", busy.pk), task_id="the-dead-one")
+    assert old.get() == {"state": "superseded", "run": busy.pk}
     done = make_run(state="succeeded", task_id="t")
     again = tasks.month_close.apply(args=("2026-03", "fido", done.pk), task_id="t")
     assert again.get() == {"state": "superseded", "run": done.pk}
-    assert CloseRun.objects.get(pk=run.pk).state == "queued"
+    busy.refresh_from_db()
+    assert (busy.state, busy.task_id, busy.attempts) == ("running", "the-new-task", 0)
     assert CloseRun.objects.get(pk=done.pk).attempts == 0
+
+
+@pytest.mark.django_db
+def test_another_task_on_a_queued_or_silent_run_is_not_superseded() -> None:
+    from rankings.services.close_recover import close_run_superseded
+
+    queued = make_run(state="queued", task_id="a")
+    assert not close_run_superseded(queued, "b", now=NOW)
+    silent = make_run(state="running", task_id="a", heartbeat_at=NOW - dt.timedelta(hours=1))
+    assert not close_run_superseded(silent, "b", now=NOW)
+    alive = make_run(state="running", task_id="a", heartbeat_at=NOW - dt.timedelta(seconds=5))
+    assert close_run_superseded(alive, "b", now=NOW)
+    assert not close_run_superseded(alive, "a", now=NOW)  # its own task, redelivered
 
 
 @pytest.mark.postgres

@@ -120,7 +120,10 @@ def test_the_dashboard_button_queues_a_refresh(
         response = client.post("/dashboard/projection/", {"discipline": "fido"})
     assert response.status_code == 303
     run = ProjectionRun.objects.get()
-    assert sent == [(dispatch.PROJECTION_REFRESH, {"args": ("fido", run.pk)})]
+    assert [(name, kw["args"]) for name, kw in sent] == [
+        (dispatch.PROJECTION_REFRESH, ("fido", run.pk))
+    ]
+    assert sent[0][1]["retry_policy"] == dispatch.SEND_RETRY_POLICY  # bounded: no 20 s stall
     page = client.get("/dashboard/").content.decode()
     assert f"/dashboard/projections/{run.pk}.json" in page
     status = client.get(f"/dashboard/projections/{run.pk}.json").json()
