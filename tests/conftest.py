@@ -92,3 +92,22 @@ def live_worker() -> Iterator[object]:
     app.control.purge()  # messages left by an earlier, interrupted run are not this test's
     with start_worker(app, perform_ping_check=False, shutdown_timeout=30.0):
         yield app
+
+
+@pytest.fixture(autouse=True)
+def _fresh_file_cache() -> Iterator[None]:
+    """Each test starts with an empty cache on the embedded default (a cache in files).
+
+    The rate limits count per user id in Django's cache when Redis is not configured; SQLite
+    hands a rolled-back test's ids out again, so without this a user of one test inherits the
+    requests of the users before it and meets a 429. (With Redis the cache is the broker's
+    database too, which a worker may be using: it is left alone, and PostgreSQL never reuses
+    ids.)
+    """
+    from django.conf import settings
+
+    if "FileBasedCache" in settings.CACHES["default"]["BACKEND"]:
+        from django.core.cache import cache
+
+        cache.clear()
+    yield
