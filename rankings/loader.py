@@ -291,10 +291,6 @@ def _read_copy(conn: Any, statement: str) -> bytearray:
     generator steps per message, so rows are drained straight from libpq here (a tight
     loop that only appends), waiting on the socket (GIL released) when libpq has nothing.
     """
-    from psycopg import errors as pg_errors
-    from psycopg import generators
-    from psycopg.pq import ExecStatus
-
     buffer = bytearray()
     with conn.cursor() as cursor, cursor.copy(statement) as copy:
         pgconn = conn.pgconn
@@ -308,23 +304,31 @@ def _read_copy(conn: Any, statement: str) -> bytearray:
                 pgconn.consume_input()
             else:
                 break
-        if nbytes == -2:
-            raise pg_errors.OperationalError(pgconn.get_error_message())
-        results = conn.wait(generators.fetch_many(pgconn))
-        copy._finished = True
-        for result in results:
-            if result.status != ExecStatus.COMMAND_OK:
-                raise pg_errors.error_from_result(result, encoding=pgconn._encoding)
+        _copy_finish(conn, copy, nbytes)
     return buffer
+
+
+def _copy_finish(conn: Any, copy: Any, nbytes: int) -> None:
+    """End a COPY TO drained from libpq: raise the server's error if it failed (``nbytes``
+    -2, or a result other than COMMAND_OK), else collect its results and close ``copy``.
+    The two drain loops above and below share this; each keeps its own tight loop."""
+    from psycopg import errors as pg_errors
+    from psycopg import generators
+    from psycopg.pq import ExecStatus
+
+    pgconn = conn.pgconn
+    if nbytes == -2:
+        raise pg_errors.OperationalError(pgconn.get_error_message())
+    results = conn.wait(generators.fetch_many(pgconn))
+    copy._finished = True
+    for result in results:
+        if result.status != ExecStatus.COMMAND_OK:
+            raise pg_errors.error_from_result(result, encoding=pgconn._encoding)
 
 
 def _drain_copy(conn: Any, statement: str, flush: Callable[[bytearray], None]) -> None:
     """Like :func:`_read_copy`, but hands the output to ``flush`` in blocks of about
     :data:`_FLUSH_BYTES` (the last one shorter) instead of keeping it whole."""
-    from psycopg import errors as pg_errors
-    from psycopg import generators
-    from psycopg.pq import ExecStatus
-
     buffer = bytearray()
     with conn.cursor() as cursor, cursor.copy(statement) as copy:
         pgconn = conn.pgconn
@@ -341,13 +345,7 @@ def _drain_copy(conn: Any, statement: str, flush: Callable[[bytearray], None]) -
                 pgconn.consume_input()
             else:
                 break
-        if nbytes == -2:
-            raise pg_errors.OperationalError(pgconn.get_error_message())
-        results = conn.wait(generators.fetch_many(pgconn))
-        copy._finished = True
-        for result in results:
-            if result.status != ExecStatus.COMMAND_OK:
-                raise pg_errors.error_from_result(result, encoding=pgconn._encoding)
+        _copy_finish(conn, copy, nbytes)
     if buffer:
         flush(buffer)
 
