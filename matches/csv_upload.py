@@ -18,7 +18,11 @@ Out:
   back: the preview shows exactly what storing would say (unknown players, the 11-month
   window, on time or late, the counting month) and stores nothing. Every problem is mapped
   back to its CSV row and column.
-- :func:`store` submits the same payloads for real (all or nothing).
+  A match whose id is already stored with other content is no problem of the file: it is
+  a **conflict** (:mod:`matches.csv_conflicts`), shown side by side with the stored
+  version and left as stored; the other matches can still be stored.
+- :func:`store` submits the same payloads for real (all or nothing), leaving out the
+  conflicting matches the preview showed (``skip``).
 
 Nothing here decides whether a match is valid: that is :mod:`matches.validation` and
 :mod:`matches.months`, through the service.
@@ -32,7 +36,7 @@ import datetime as dt
 import io
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,9 +46,11 @@ from django.utils.translation import ngettext
 
 from fido.text import first_refused
 
+from .csv_conflicts import Conflict, conflict_lines
 from .models import Club
-from .services import SubmitOutcome, match_batch_submit
-from .validation import InvalidSubmission, Problem, typed_number
+from .selectors import current_revision, player_names
+from .services import SubmitOutcome, match_batch_submit, match_payload
+from .validation import CONFLICT, InvalidSubmission, Problem, typed_number
 
 COLUMNS = ("id", "date", "discipline", "category", "side", "players", "score")
 # Limits of one upload (docs/secretary.md): bytes, result rows, physical lines (blank ones
@@ -131,10 +137,16 @@ class Preview:
     batch: CsvBatch
     verdicts: dict[int, MatchVerdict]  # by CsvMatch.key
     problems: list[RowProblem]
+    conflicts: dict[int, Conflict] = field(default_factory=dict)  # by CsvMatch.key
 
     @property
     def ok(self) -> bool:
-        return not self.problems and bool(self.verdicts)
+        return not self.problems and bool(self.verdicts or self.conflicts)
+
+    @property
+    def new_count(self) -> int:
+        """The matches the confirmation stores."""
+        return sum(1 for v in self.verdicts.values() if not v.already_stored)
 
     def problems_by_row(self) -> dict[int, list[RowProblem]]:
         rows: dict[int, list[RowProblem]] = {}
@@ -441,10 +453,11 @@ def preview(batch: CsvBatch, *, club: Club, submitted_by: Any, now: dt.datetime)
     """
     problems = list(batch.problems)
     verdicts: dict[int, MatchVerdict] = {}
+    conflicts: dict[int, Conflict] = {}
     by_key = {m.key: m for m in batch.matches}
     remaining = [m for m in batch.matches if m.payload is not None]
     with transaction.atomic():
-        for _pass in range(4):
+        for _pass in range(5):
             if not remaining:
                 break
             try:
@@ -457,10 +470,19 @@ def preview(batch: CsvBatch, *, club: Club, submitted_by: Any, now: dt.datetime)
                     prefix=_prefixer(remaining),
                 )
             except InvalidSubmission as exc:
-                located = [locate(batch, by_key, p) for p in exc.problems]
-                problems.extend(located)
-                bad_rows = {p.row for p in located}
-                keep = [m for m in remaining if not bad_rows & {r.number for r in m.rows}]
+                for problem in exc.problems:
+                    if problem.code == CONFLICT:
+                        conflict = _conflict(by_key, problem, club)
+                        if conflict is not None:
+                            conflicts[conflict.key] = conflict
+                            continue
+                    problems.append(locate(batch, by_key, problem))
+                bad_rows = {p.row for p in problems}
+                keep = [
+                    m
+                    for m in remaining
+                    if m.key not in conflicts and not bad_rows & {r.number for r in m.rows}
+                ]
                 if len(keep) == len(remaining):
                     break  # a problem of the batch as a whole: nothing more to learn
                 remaining = keep
@@ -468,7 +490,28 @@ def preview(batch: CsvBatch, *, club: Club, submitted_by: Any, now: dt.datetime)
             verdicts = _verdicts(remaining, outcomes)
             break
         transaction.set_rollback(True)
-    return Preview(batch=batch, verdicts=verdicts, problems=sorted(set(problems)))
+    return Preview(
+        batch=batch, verdicts=verdicts, problems=sorted(set(problems)), conflicts=conflicts
+    )
+
+
+def _conflict(by_key: dict[int, CsvMatch], problem: Problem, club: Club) -> Conflict | None:
+    """The file's match of a conflict problem beside its stored revision, or None when the
+    problem names no match of the file (then it is shown as a problem)."""
+    found = _PATH.match(problem.path)
+    match = by_key.get(int(found.group(1))) if found else None
+    stored = current_revision(club=club, external_id=match.external_id) if match else None
+    if match is None or match.payload is None or stored is None:
+        return None
+    old = match_payload(stored)
+    pids = [p for version in (old, match.payload) for s in version["sides"] for p in s["players"]]
+    return Conflict(
+        key=match.key,
+        external_id=match.external_id,
+        first_row=match.first_row,
+        stored_pk=stored.pk,
+        lines=conflict_lines(old, match.payload, player_names(pids)),
+    )
 
 
 def _verdicts(
@@ -489,18 +532,28 @@ def _verdicts(
 
 
 def store(
-    batch: CsvBatch, *, club: Club, submitted_by: Any, now: dt.datetime
+    batch: CsvBatch,
+    *,
+    club: Club,
+    submitted_by: Any,
+    now: dt.datetime,
+    skip: Collection[str] = (),
 ) -> list[SubmitOutcome]:
-    """Store every match of a clean batch (all or nothing); InvalidSubmission otherwise."""
+    """Store every match of a clean batch but the ids in ``skip`` (the conflicts its preview
+    showed, left as stored), all or nothing; InvalidSubmission otherwise (a new conflict
+    included)."""
     if batch.problems:
         raise InvalidSubmission([Problem("csv", p.message) for p in batch.problems])
+    kept = [m for m in batch.matches if m.payload is not None and m.external_id not in skip]
+    if not kept:
+        return []
     return match_batch_submit(
-        payloads=batch.payloads,
+        payloads=[m.payload for m in kept],
         submitted_by=submitted_by,
         now=now,
         channel="csv",
         clubs=[club],
-        prefix=_prefixer([m for m in batch.matches if m.payload is not None]),
+        prefix=_prefixer(kept),
     )
 
 

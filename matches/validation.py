@@ -77,9 +77,15 @@ def side_number(path: str) -> int | None:
 class Problem:
     path: str
     message: str
+    # What kind of problem, for a caller that treats one kind apart ("" for most; CONFLICT:
+    # the match id is already stored with other content). Not part of the API's body.
+    code: str = ""
 
     def as_dict(self) -> dict[str, str]:
         return {"path": self.path, "message": self.message}
+
+
+CONFLICT = "conflict"
 
 
 class InvalidSubmission(Exception):

@@ -26,6 +26,7 @@ from matches.months import Month, Rejection, classify
 from matches.records_check import check_records
 from matches.selectors import month_or_none
 from matches.validation import (
+    CONFLICT,
     InvalidSubmission,
     MatchInput,
     Problem,
@@ -292,6 +293,7 @@ def _stored_with_other_content(path: str, match: MatchInput) -> Problem:
             "correct that match (My submissions, Correct)"
         )
         % {"id": match_label(match.club_id, match.external_id)},
+        code=CONFLICT,
     )
 
 

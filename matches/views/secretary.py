@@ -386,13 +386,17 @@ def _preview_context(result: Preview, *, club: Club, token: str | None) -> dict[
                 "row": row,
                 "first": first,
                 "verdict": result.verdicts.get(match.key) if match is not None and first else None,
+                "conflict": result.conflicts.get(match.key) if match is not None else None,
                 "problems": by_row.get(row.number, []),
                 "players": [(p, names.get(p, "")) for p in split_players(row)],
             }
         )
     new = [v for v in result.verdicts.values() if not v.already_stored]
+    conflicts = sorted(result.conflicts.values(), key=lambda c: c.first_row)
     return {
         "preview": result,
+        "conflicts": conflicts,
+        "store_label": _store_label(len(new), len(conflicts)),
         "preview_rows": rows,
         "hidden_rows": max(len(result.batch.rows) - PREVIEW_ROWS, 0),
         "preview_club": club,
@@ -406,6 +410,18 @@ def _preview_context(result: Preview, *, club: Club, token: str | None) -> dict[
         "late": sum(1 for v in new if v.status == Status.LATE),
         "already": sum(1 for v in result.verdicts.values() if v.already_stored),
     }
+
+
+def _store_label(new: int, conflicts: int) -> str:
+    """The confirm button: exactly what it stores, and what it leaves as stored."""
+    label = ngettext("Store %(n)s new match", "Store %(n)s new matches", new) % {"n": new}
+    if conflicts:
+        label += ngettext(
+            "; leave %(n)s conflicting match as stored",
+            "; leave %(n)s conflicting matches as stored",
+            conflicts,
+        ) % {"n": conflicts}
+    return label
 
 
 @require_http_methods(["GET", "POST"])
@@ -437,9 +453,10 @@ def csv_upload_page(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
         return _render_upload(request, clubs, form, status=400, rejected=exc.message)
     result = preview(batch, club=club, submitted_by=request.user, now=clock.now())
     token = None
-    if result.ok and any(not v.already_stored for v in result.verdicts.values()):
+    if result.ok and result.new_count:
+        skip = sorted(c.external_id for c in result.conflicts.values())
         token = signing.dumps(
-            {"user": request.user.pk, "club": club.club_id, "csv": decode(data)},
+            {"user": request.user.pk, "club": club.club_id, "csv": decode(data), "skip": skip},
             salt=UPLOAD_SALT,
             compress=True,
         )
@@ -471,7 +488,8 @@ def _csv_confirm(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
     batch = read_csv(data, club_id=club.club_id)
     now = clock.now()
     try:
-        outcomes = store(batch, club=club, submitted_by=request.user, now=now)
+        skip = [str(external_id) for external_id in held.get("skip", [])]
+        outcomes = store(batch, club=club, submitted_by=request.user, now=now, skip=skip)
     except InvalidSubmission:
         # Something changed since the preview (a match stored meanwhile, a month closed).
         result = preview(batch, club=club, submitted_by=request.user, now=now)
@@ -483,12 +501,13 @@ def _csv_confirm(request: HttpRequest, clubs: list[Club]) -> HttpResponse:
             rejected=_("Nothing was stored: the file no longer passes the checks."),
             **_preview_context(result, club=club, token=None),
         )
-    messages.success(request, _csv_stored_message(outcomes))
+    messages.success(request, _csv_stored_message(outcomes, left=len(skip)))
     return redirect(f"{reverse('matches:my_submissions')}?{urlencode({'club': club.club_id})}")
 
 
-def _csv_stored_message(outcomes: Sequence[SubmitOutcome]) -> str:
-    """What a stored CSV file added: how many on time and late, skipped, counting months."""
+def _csv_stored_message(outcomes: Sequence[SubmitOutcome], *, left: int = 0) -> str:
+    """What a stored CSV file added: how many on time and late, skipped, left as stored
+    (conflicts), counting months."""
     created = [o.match for o in outcomes if o.created]
     on_time = sum(1 for m in created if m.status == Status.ON_TIME)
     message = ngettext(
@@ -503,9 +522,17 @@ def _csv_stored_message(outcomes: Sequence[SubmitOutcome]) -> str:
             "%(count)s were already stored and were skipped.",
             skipped,
         ) % {"count": skipped}
+    if left:
+        message += " " + ngettext(
+            "%(count)s conflicting match was left as stored.",
+            "%(count)s conflicting matches were left as stored.",
+            left,
+        ) % {"count": left}
     months = sorted({m.counting_month.strftime("%Y-%m") for m in created})
     if months:
-        message += " " + _("Counting month(s): %(months)s.") % {"months": ", ".join(months)}
+        message += " " + ngettext(
+            "Counting month: %(months)s.", "Counting months: %(months)s.", len(months)
+        ) % {"months": ", ".join(months)}
     return message
 
 

@@ -94,6 +94,112 @@ def test_a_re_upload_says_what_is_new_and_stores_only_that(sec_client: Client, p
     assert "Store 1 new match" in mixed
 
 
+def team(players, *indexes: int) -> str:
+    """A side's players as the conflict table shows them: "P-000005 Name + P-000006 Name"."""
+    return " + ".join(f"{players[i].player_id} {players[i].name}" for i in indexes)
+
+
+def conflict_rows(html: str, key: int) -> list[tuple[str, str, str, bool]]:
+    """The rows of one conflict table: (field, stored, in the file, marked as differing)."""
+    table = re.search(
+        rf'<table class="conflict-table" id="conflict-{key}">(.*?)</table>', html, re.S
+    )
+    assert table, f"no conflict table {key}"
+    rows = re.findall(
+        r"<tr( class=\"differs\")?>\s*<th scope=\"row\">(.*?)</th>\s*<td>(.*?)</td>"
+        r"\s*<td>(.*?)</td>",
+        table.group(1),
+        re.S,
+    )
+    return [
+        (text(re.sub(r'<span class="tag.*?</span>', "", label)), text(old), text(new), bool(mark))
+        for mark, label, old, new in rows
+    ]
+
+
+def test_a_conflicting_match_is_shown_side_by_side_and_left_as_stored(
+    sec_client: Client, players
+) -> None:
+    """Issue 15, item 3: same id, other content: stored and file side by side, the differing
+    fields marked; the button says it stores the new match and leaves the conflict."""
+    sec_client.post(
+        "/secretary/upload/", {"token": token_of(upload(sec_client, GOOD).content.decode())}
+    )
+    stored_t2 = Match.objects.get(external_id="CLUB-7/2026-03-14/t2")
+    changed = GOOD.replace("P-000007+P-000008,120", "P-000007+P-000008,121") + (
+        "CLUB-7/2026-03-15/t9,2026-03-15,fido,club,1,P-000001,5\n"
+        "CLUB-7/2026-03-15/t9,2026-03-15,fido,club,2,P-000002,3\n"
+    )
+    before = counts()
+    response = upload(sec_client, changed)
+    assert response.status_code == 200
+    assert counts() == before
+    html = response.content.decode()
+    page = text(html)
+    assert "1 new match (1 on time, 0 late); 1 already stored with the same content" in page
+    assert "1 match is already stored with other content: see below." in page
+    assert "Match CLUB-7/2026-03-14/t2 (from row 6)" in page
+    assert f'href="/secretary/matches/{stored_t2.pk}/correct/"' in html
+    assert conflict_rows(html, 1) == [
+        ("date", "2026-03-14", "2026-03-14", False),
+        ("discipline", "allfives", "allfives", False),
+        ("category", "league", "league", False),
+        ("side 1: players", team(players, 4, 5), team(players, 4, 5), False),
+        ("side 1: score", "150", "150", False),
+        ("side 2: players", team(players, 6, 7), team(players, 6, 7), False),
+        ("side 2: score", "120", "121", True),
+    ]
+    assert "<mark>120</mark>" in html and "<mark>121</mark>" in html
+    assert "Store 1 new match; leave 1 conflicting match as stored" in page
+
+    done = sec_client.post("/secretary/upload/", {"token": token_of(html)}, follow=True)
+    assert (
+        "1 match stored from the CSV file (1 on time, 0 late). 1 was already stored and was"
+        " skipped. 1 conflicting match was left as stored. Counting month: 2026-03."
+        in text(done.content.decode())
+    )
+    assert Match.objects.count() == 3
+    assert Match.objects.filter(external_id="CLUB-7/2026-03-14/t2").count() == 1
+    assert list(stored_t2.sides.order_by("position").values_list("score", flat=True)) == [150, 120]
+
+
+def test_a_file_of_only_stored_and_conflicting_matches_offers_nothing_to_store(
+    sec_client: Client, players
+) -> None:
+    sec_client.post(
+        "/secretary/upload/", {"token": token_of(upload(sec_client, GOOD).content.decode())}
+    )
+    changed = GOOD.replace(
+        "2026-03-14,fido,club,4,P-000004,-4", "2026-03-14,fido,club,4,P-000004,-5"
+    )
+    response = upload(sec_client, changed)
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert 'name="token"' not in html
+    assert (
+        "Nothing to store: every match of this file is already stored, some with other content"
+        in text(html)
+    )
+    assert [r for r in conflict_rows(html, 0) if r[3]] == [("side 4: score", "-4", "-5", True)]
+
+
+def test_the_conflict_is_shown_in_german(sec_client: Client, players) -> None:
+    sec_client.post(
+        "/secretary/upload/", {"token": token_of(upload(sec_client, GOOD).content.decode())}
+    )
+    changed = GOOD.replace(
+        "allfives,league,1,P-000005;P-000006,150", "allfives,league,1,P-000005;P-000001,150"
+    )
+    sec_client.defaults["HTTP_ACCEPT_LANGUAGE"] = "de"
+    html = upload(sec_client, changed).content.decode()
+    page = text(html)
+    assert "Bereits mit anderem Inhalt gespeichert" in page
+    assert "Gespeichert" in page and "In dieser Datei" in page
+    assert [r for r in conflict_rows(html, 1) if r[3]] == [
+        ("Seite 1: Spieler", team(players, 4, 5), team(players, 4, 0), True),
+    ]
+
+
 def test_preview_shows_every_problem_by_row_and_column_and_stores_nothing(
     sec_client: Client, players, set_now
 ) -> None:
@@ -151,8 +257,7 @@ def test_confirm_stores_every_match(sec_client: Client, secretary, players) -> N
     ]
     page = text(sec_client.get(response["Location"]).content.decode())
     assert (
-        "2 matches stored from the CSV file (2 on time, 0 late). Counting month(s): 2026-03."
-        in page
+        "2 matches stored from the CSV file (2 on time, 0 late). Counting month: 2026-03." in page
     )
 
     # Confirming again stores nothing twice: the same content is recognised.
@@ -204,7 +309,8 @@ def test_confirm_after_something_changed_stores_nothing(
     assert response.status_code == 400
     page = text(response.content.decode())
     assert "Nothing was stored" in page
-    assert "match CLUB-7/2026-03-14/t2 was already submitted with other content" in page
+    assert "1 match is already stored with other content: see below." in page
+    assert "Match CLUB-7/2026-03-14/t2 (from row 6)" in page
     assert Match.objects.count() == 1
 
 
