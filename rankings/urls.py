@@ -8,7 +8,7 @@ from django.urls import path
 
 from .feeds import NewListsFeed
 from .http_cache import list_cached
-from .views import dashboard, diff, public
+from .views import dashboard, diff, public, whatif
 
 app_name = "rankings"
 _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
@@ -17,6 +17,8 @@ _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
     ("ranking/<str:discipline>/", list_cached(page=True)(public.ranking), "ranking"),
     # The projection changes every night: never cached (no list_cached).
     ("ranking/<str:discipline>/projected/", public.ranking_projected, "ranking_projected"),
+    # What-if: computed per request from the projection, writes nothing, never cached.
+    ("ranking/<str:discipline>/whatif/", whatif.calculator, "whatif"),
     (
         "ranking/<str:discipline>/<str:month>/",
         list_cached(page=True)(public.ranking),
