@@ -164,7 +164,7 @@ def whatif_form(data: QueryDict, *, default_month: str) -> WhatIfForm:
         return form
     if not form.player:
         form.errors.append(("player", _("Give the player's federation id, e.g. P-000123.")))
-    results = []
+    results: list[dict[str, Any]] = []
     for row in (r for r in form.rows if not r.is_blank()):
         result, slots = _result(row, form.errors)
         form.row_of[len(results)] = row.number

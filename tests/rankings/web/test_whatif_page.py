@@ -52,7 +52,11 @@ def test_the_page_answers_as_the_api_does(client: Client) -> None:
                         {"player_id": second, "placing": 3},
                     ],
                 },
-                {"category": "club", "score": 120, "opponents": [{"player_id": second, "score": 80}]},
+                {
+                    "category": "club",
+                    "score": 120,
+                    "opponents": [{"player_id": second, "score": 80}],
+                },
             ],
         },
         content_type="application/json",
