@@ -8,7 +8,7 @@ from django.urls import path
 
 from .feeds import NewListsFeed
 from .http_cache import list_cached
-from .views import dashboard, diff, public, whatif
+from .views import dashboard, diff, public, review, whatif
 
 app_name = "rankings"
 _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
@@ -41,6 +41,7 @@ _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
     ("dashboard/runs/<int:pk>.json", dashboard.run_status, "run_status"),
     ("dashboard/projection/", dashboard.projection_refresh, "dashboard_projection"),
     ("dashboard/hold/", dashboard.hold_view, "dashboard_hold"),
+    ("dashboard/review/<str:discipline>/", review.review, "dashboard_review"),
     (
         "dashboard/projections/<int:pk>.json",
         dashboard.projection_status,

@@ -78,7 +78,14 @@ class Rule:
         )
 
 
-RAW_SQL = ("matches.sql", "matches.store", "rankings.sql", "rankings.loader", "rankings.writer")
+RAW_SQL = (
+    "matches.sql",
+    "matches.store",
+    "rankings.sql",
+    "rankings.loader",
+    "rankings.writer",
+    "rankings.review_sql",
+)
 ENTRY_POINTS = (
     "matches.views",
     "matches.apis",
