@@ -10,12 +10,14 @@ a projection the page says so and offers the refresh on the dashboard.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.formats import number_format
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -56,43 +58,34 @@ def _sentence(flag: anomalies.Flag) -> str:
     return text % {**f, "matches": flag.subject}
 
 
+QUESTIONS = (
+    ("club_volume", gettext_lazy("A club far above its usual monthly volume")),
+    ("busy_day", gettext_lazy("More results in one day than a day allows")),
+    ("last_hour", gettext_lazy("Many results entered in the last hour before the deadline")),
+    ("pair", gettext_lazy("Two players with most of their results against each other")),
+    ("near_duplicate", gettext_lazy("Near-duplicate matches")),
+)
+
+
+def _flags(kind: str, discipline: str, month: Month) -> list[anomalies.Flag]:
+    if kind == "last_hour":
+        return anomalies.last_hour_flags(discipline, month, clock.federation_tz())
+    ask: Callable[[str, Month], list[anomalies.Flag]] = getattr(anomalies, f"{kind}_flags")
+    return ask(discipline, month)
+
+
 def _questions(discipline: str, month: Month) -> list[dict[str, Any]]:
-    tz = clock.federation_tz()
-    found = [
-        (
-            "club_volume",
-            _("A club far above its usual monthly volume"),
-            anomalies.club_volume_flags(discipline, month),
-        ),
-        (
-            "busy_day",
-            _("More results in one day than a day allows"),
-            anomalies.busy_day_flags(discipline, month),
-        ),
-        (
-            "last_hour",
-            _("Many results entered in the last hour before the deadline"),
-            anomalies.last_hour_flags(discipline, month, tz),
-        ),
-        (
-            "pair",
-            _("Two players with most of their results against each other"),
-            anomalies.pair_flags(discipline, month),
-        ),
-        (
-            "near_duplicate",
-            _("Near-duplicate matches"),
-            anomalies.near_duplicate_flags(discipline, month),
-        ),
-    ]
-    return [
-        {
-            "kind": kind,
-            "title": title,
-            "flags": [{"flag": flag, "sentence": _sentence(flag)} for flag in flags],
-        }
-        for kind, title, flags in found
-    ]
+    found = []
+    for kind, title in QUESTIONS:
+        flags = _flags(kind, discipline, month)
+        found.append(
+            {
+                "kind": kind,
+                "title": title,
+                "flags": [{"flag": flag, "sentence": _sentence(flag)} for flag in flags],
+            }
+        )
+    return found
 
 
 @never_cache

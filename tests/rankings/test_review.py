@@ -14,9 +14,9 @@ from matches.months import Month, deadline
 from matches.services import match_batch_submit, match_void
 from rankings.selectors import anomalies
 from rankings.selectors.lists import current_list
+from rankings.selectors.projection import projected_list
 from rankings.selectors.review_movers import projection_movers
 from rankings.services.projection import projection_refresh
-from rankings.selectors.projection import projected_list
 from tests.matches.factories import ClubFactory, PlayerFactory, match_payload
 from tests.rankings.factories import BERLIN, close, received
 
