@@ -14,6 +14,8 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
+from django.db import connection
+
 from matches.models import Match, SideMember
 from matches.months import Month
 
@@ -28,6 +30,11 @@ _LIVE = (
     "AND (m.void_effective_month IS NULL OR m.void_effective_month > %(month)s)"
 )
 """The month's live results: (match, player, side)."""
+
+
+def _instant(value: dt.datetime) -> object:
+    """An instant as the database stores it (SQLite: UTC text, as the ORM writes it)."""
+    return connection.ops.adapt_datetimefield_value(value)
 
 
 def _params(discipline: str, month: Month, **more: object) -> dict[str, object]:
@@ -97,7 +104,7 @@ def received_between(
         "AND (x.void_effective_month IS NULL OR x.void_effective_month > %(month)s) "
         "AND x.received_at >= %(start)s AND x.received_at < %(end)s "
         "ORDER BY x.club_id, x.received_at, x.id",
-        _params(discipline, month, start=start, end=end),
+        _params(discipline, month, start=_instant(start), end=_instant(end)),
     )
 
 
