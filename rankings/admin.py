@@ -1,4 +1,5 @@
-"""Django admin for the rankings app: close runs, ranking lists and their entries, to read.
+"""Django admin for the rankings app: close runs, errata, ranking lists and their entries, to
+read.
 
 They are the published record (and the job's trace): no add, change or delete for anyone,
 superusers included (:class:`matches.admin.ReadOnlyAdmin`); closes and errata are made from
@@ -11,7 +12,7 @@ from django.contrib import admin
 
 from matches.admin import ReadOnlyAdmin
 
-from .models import CloseRun, RankingEntry, RankingList
+from .models import CloseRun, Erratum, RankingEntry, RankingList
 
 
 @admin.register(RankingList)
@@ -34,3 +35,10 @@ class CloseRunAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "discipline", "month", "state", "stage", "percent"]
     list_filter = ["discipline", "state"]
     raw_id_fields = ["ranking_list", "requested_by"]
+
+
+@admin.register(Erratum)
+class ErratumAdmin(ReadOnlyAdmin):
+    list_display = ["at", "discipline", "month", "by", "reason", "cause"]
+    list_filter = ["discipline"]
+    raw_id_fields = ["by", "cause"]

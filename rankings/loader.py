@@ -23,6 +23,7 @@ exactly what a single reader would. Elsewhere (SQLite) the same statements of
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import logging
 import select
@@ -85,13 +86,22 @@ def window_sides(
     streams: int = 2,
     portable: bool = False,
     shard: tuple[int, int] | None = None,
+    basis: sql.ErratumBasis | None = None,
 ) -> fladub.Sides:
     """Every result counting in L(month), in (match, side, player) order; with ``shard``
-    = (w, n), only the whole matches of the players of shard w of n (``player % n == w``)."""
+    = (w, n), only the whole matches of the players of shard w of n (``player % n == w``);
+    with ``basis``, an erratum's window instead (:func:`rankings.sql.erratum_condition`),
+    each result counting in ``month`` at the latest (a correction made after the month's
+    close counts where the result it replaces counted)."""
     if portable or not uses_copy():
-        sides = _sides_portable(discipline, month)
-        return sides if shard is None else fladub.sides_for_worker(sides, *shard)
-    return canonical(_sides_copy(discipline, month, max(1, streams), shard))
+        sides = _sides_portable(discipline, month, basis)
+        sides = sides if shard is None else fladub.sides_for_worker(sides, *shard)
+    else:
+        sides = canonical(_sides_copy(discipline, month, max(1, streams), shard, basis))
+    if basis is None:
+        return sides
+    counted = np.minimum(sides.counting_month, month.index).astype(np.int32)
+    return dataclasses.replace(sides, counting_month=counted)
 
 
 def canonical(sides: fladub.Sides) -> fladub.Sides:
@@ -117,8 +127,10 @@ def canonical(sides: fladub.Sides) -> fladub.Sides:
     return sides.take(order)
 
 
-def _sides_portable(discipline: str, month: Month) -> fladub.Sides:
-    rows = sql.fetch(sql.window_sides(discipline, month))
+def _sides_portable(
+    discipline: str, month: Month, basis: sql.ErratumBasis | None = None
+) -> fladub.Sides:
+    rows = sql.fetch(sql.window_sides(discipline, month, basis))
     if not rows:
         return _empty_sides()
     column = dict(zip(sql.WINDOW_SIDE_COLUMNS, zip(*rows, strict=True), strict=True))
@@ -144,11 +156,15 @@ def _empty_sides() -> fladub.Sides:
 
 
 def _sides_copy(
-    discipline: str, month: Month, streams: int, shard: tuple[int, int] | None = None
+    discipline: str,
+    month: Month,
+    streams: int,
+    shard: tuple[int, int] | None = None,
+    basis: sql.ErratumBasis | None = None,
 ) -> fladub.Sides:
     columns = ", ".join(name for name, _ in SIDE_COLUMNS)
     table = SideMember._meta.db_table
-    condition, params = sql.window_condition(), sql.window_params(discipline, month)
+    condition, params = sql.window_where(discipline, month, basis)
     if shard is not None:
         condition = f"{condition} AND {sql.shard_condition()}"
         params = {**params, "shard": int(shard[0]), "shards": int(shard[1])}

@@ -16,6 +16,12 @@ Invariants, kept by constraints as well as by :mod:`rankings.services`:
   old list or the new one, never a mix;
 - lists, entries and close runs are audit records (:mod:`matches.audit`): saved only by the
   services, read-only in the admin;
+- an erratum (v2, v3, ...) is recorded as an :class:`Erratum` (who, when, why) before its
+  close runs; the list it publishes points at it (``erratum``) and records the results it
+  was computed from as "the events up to" two sequence numbers (``as_of_match``,
+  ``as_of_event``: the highest match and match-event ids visible under the discipline's
+  lock when the erratum read the results), so that ``verify_list`` can read them again as
+  they stood (docs/verification.md);
 - FLADUB is stored in integer cents (``fladub_cents``: 917 is 9.17), exact and cheap to
   ``COPY``; :attr:`RankingEntry.fladub` gives the ``Decimal``.
 """
@@ -85,6 +91,21 @@ class RankingList(AuditRecord):
     inputs_count = models.PositiveBigIntegerField(null=True, blank=True)
     fladub_version = models.CharField(max_length=16, null=True, blank=True)  # noqa: DJ001
     code_version = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
+    # An erratum's list (null for the close of the month): the request it answers, and the
+    # results it read, as the events up to these sequence numbers (rankings.errata).
+    # Nullable without default and without a constraint, so that SQLite adds the columns
+    # in place (a rebuilt table would lose the triggers).
+    erratum = models.ForeignKey(
+        "Erratum",
+        null=True,
+        blank=True,
+        on_delete=models.PROTECT,
+        related_name="lists",
+        db_constraint=False,
+        db_index=False,
+    )
+    as_of_match = models.PositiveBigIntegerField(null=True, blank=True)
+    as_of_event = models.PositiveBigIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["discipline", "-month", "-version"]
@@ -226,6 +247,10 @@ class CloseRun(AuditRecord):
     # Written by the running job every FIDO_CLOSE_HEARTBEAT seconds; a running run whose
     # heartbeat is older than FIDO_CLOSE_STALE_AFTER lost its worker and is re-dispatched.
     heartbeat_at = models.DateTimeField(null=True, blank=True)
+    # The erratum this run publishes (null: the close of the month).
+    erratum = models.ForeignKey(
+        "Erratum", null=True, blank=True, on_delete=models.PROTECT, related_name="runs"
+    )
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -308,3 +333,34 @@ class CloseHold(AuditRecord):
 
     def __str__(self) -> str:
         return f"{self.discipline} {self.action} at {self.at:%Y-%m-%d %H:%M}"
+
+
+class Erratum(AuditRecord):
+    """An admin asked for a corrected version of a closed month's list, with who, when and
+    why (an event, never edited). ``cause`` is set on the errata of the later months that
+    one "recompute later months" request asked for: the erratum they follow. Its list is
+    published by the close service (:func:`rankings.services.close.month_close` with
+    ``erratum``); the errata of one request run one after the other, month by month
+    (:mod:`rankings.services.errata`)."""
+
+    discipline = models.CharField(max_length=10, choices=Discipline.choices)
+    month = models.DateField(help_text="first day of the month whose list is corrected")
+    reason = models.TextField()
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL
+    )
+    at = models.DateTimeField()
+    cause = models.ForeignKey(
+        "self", null=True, blank=True, on_delete=models.PROTECT, related_name="followers"
+    )
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        verbose_name_plural = "errata"
+        indexes = [models.Index(fields=["discipline", "month"], name="erratum_month")]
+        constraints = [
+            models.CheckConstraint(condition=Q(month__day=1), name="erratum_first_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"erratum {self.discipline} {self.month:%Y-%m} at {self.at:%Y-%m-%d %H:%M}"

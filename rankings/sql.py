@@ -20,6 +20,9 @@ Contract:
   L(R)": ``counting_month <= R``, ``R - 11 <= month_played <= R``, not voided before R. The
   close's loader (whole discipline, ``COPY``) and a player's counting results (one
   player's matches) both put it in their ``WHERE``.
+- :func:`erratum_condition` is the erratum's window (docs/fladub.md, "Errata"): the
+  results of L(R)'s window as they stood after the events up to an :class:`ErratumBasis`
+  (corrections in, voids out, nothing submitted after R's deadline added).
 - Model instances: :func:`fields` names a model's fields in the model's order,
   :func:`loaded` turns values selected in that order into an instance, each value
   converted as the ORM converts it (the other fields deferred: reading one costs a query,
@@ -39,7 +42,7 @@ from typing import Any, Generic, TypeVar
 from django.db import DEFAULT_DB_ALIAS, connection, models
 
 from matches import sql as matches_sql
-from matches.models import Club, Match, Player, SideMember
+from matches.models import Club, Match, MatchEvent, Player, SideMember
 from matches.months import Month
 
 from .fladub import WINDOW_MONTHS
@@ -53,6 +56,7 @@ _PLAYER = Player._meta.db_table
 _CLUB = Club._meta.db_table
 _MATCH = Match._meta.db_table
 _MEMBER = SideMember._meta.db_table
+_EVENT = MatchEvent._meta.db_table
 _LIST = RankingList._meta.db_table
 _ENTRY = RankingEntry._meta.db_table
 _CURRENT = CurrentList._meta.db_table
@@ -214,6 +218,66 @@ def shard_condition() -> str:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class ErratumBasis:
+    """What an erratum read: the results as they stood after the matches and match events
+    up to these ids (the highest visible under the discipline's exclusive lock, when no
+    submission, correction or void of the discipline was under way)."""
+
+    as_of_match: int
+    as_of_event: int
+
+
+def erratum_condition(alias: str = "") -> str:
+    """Results (``SideMember`` rows, aliased ``alias``) of discipline ``%(discipline)s`` in
+    an erratum of L(``%(month)s``): played in its 12 months; the match existed by
+    ``%(as_of_match)s``; it, or the revision it corrects, counted in ``%(month)s`` or before
+    (a correction made later replaces the result in the month it counted in; nothing
+    submitted after the month's deadline is added); not voided nor replaced by an event up
+    to ``%(as_of_event)s`` (the latest void or correction event of a voided match is its
+    void). Parameters: :func:`erratum_params`."""
+    # Always qualified: inside the subqueries a bare ``match_id`` would be the event's.
+    a = f"{alias or _MEMBER}."
+    return (
+        f"{a}discipline = %(discipline)s "  # noqa: S608 - placeholders only
+        f"AND {a}month_played >= %(first)s AND {a}month_played <= %(month)s "
+        f"AND {a}match_id <= %(as_of_match)s "
+        f"AND ({a}counting_month <= %(month)s OR EXISTS (SELECT 1 FROM {_MATCH} r "
+        f"JOIN {_MATCH} c ON r.club_id = c.club_id AND r.external_id = c.external_id "
+        f"WHERE c.id = {a}match_id AND r.counting_month <= %(month)s)) "
+        f"AND ({a}void_effective_month IS NULL OR COALESCE((SELECT max(e.id) FROM {_EVENT} e "
+        f"WHERE e.match_id = {a}match_id AND e.kind IN (%(voided)s, %(corrected)s)), 0) "
+        "> %(as_of_event)s)"
+    )
+
+
+def erratum_params(discipline: str, month: Month, basis: ErratumBasis) -> Params:
+    return {
+        **window_params(discipline, month),
+        "as_of_match": int(basis.as_of_match),
+        "as_of_event": int(basis.as_of_event),
+        "voided": MatchEvent.Kind.VOIDED.value,
+        "corrected": MatchEvent.Kind.CORRECTED.value,
+    }
+
+
+def window_where(
+    discipline: str, month: Month, basis: ErratumBasis | None = None, alias: str = ""
+) -> tuple[str, Params]:
+    """The condition and parameters of L(month)'s window: the close's, or an erratum's."""
+    if basis is None:
+        return window_condition(alias), window_params(discipline, month)
+    return erratum_condition(alias), erratum_params(discipline, month, basis)
+
+
+def erratum_basis() -> Statement:
+    """The highest match and match-event ids visible (0 for none): an erratum's basis."""
+    return Statement(
+        f"SELECT (SELECT COALESCE(MAX(id), 0) FROM {_MATCH}), "  # noqa: S608
+        f"(SELECT COALESCE(MAX(id), 0) FROM {_EVENT})"
+    )
+
+
 def window_params(discipline: str, month: Month) -> Params:
     return {
         "discipline": discipline,
@@ -234,13 +298,15 @@ WINDOW_SIDE_COLUMNS = (
 """The columns of a result the FLADUB computation reads, in (match, side, player) order."""
 
 
-def window_sides(discipline: str, month: Month) -> Statement:
-    """Every result of the window, in (match, side, player) order (the portable path; on
-    PostgreSQL the loader reads the same condition with ``COPY``)."""
+def window_sides(discipline: str, month: Month, basis: ErratumBasis | None = None) -> Statement:
+    """Every result of the window (an erratum's with ``basis``), in (match, side, player)
+    order (the portable path; on PostgreSQL the loader reads the same condition with
+    ``COPY``)."""
+    condition, params = window_where(discipline, month, basis)
     return Statement(
         f"SELECT {', '.join(WINDOW_SIDE_COLUMNS)} FROM {_MEMBER} "  # noqa: S608
-        f"WHERE {window_condition()} ORDER BY match_id, side_position, player_id",
-        window_params(discipline, month),
+        f"WHERE {condition} ORDER BY match_id, side_position, player_id",
+        params,
     )
 
 
@@ -356,6 +422,30 @@ def published_list_ids(discipline: str, months: Collection[Month]) -> Statement:
         f"SELECT {LIST_MONTH.sql} FROM {_LIST} "  # noqa: S608 - placeholders only
         f"WHERE discipline = %(discipline)s AND status = %(published)s AND month IN ({marks})",
         {"discipline": discipline, "published": PUBLISHED, **params},
+    )
+
+
+def list_ids_as_of(discipline: str, months: Collection[Month], at: dt.datetime) -> Statement:
+    """:class:`ListMonth` of the version of each of ``months`` that was the latest published
+    one just before ``at`` (superseded since or not): the lists a close or an erratum
+    published at ``at`` read (closes of a discipline run one at a time, under its lock)."""
+    marks, params = named_list("month", [m.first_day for m in sorted(months)])
+
+    def shown(a: str) -> str:
+        return f"{a}.status IN (%(published)s, %(superseded)s) AND {a}.published_at < %(at)s"
+
+    return Statement(
+        f"SELECT {LIST_MONTH.sql} FROM {_LIST} l "  # noqa: S608 - placeholders only
+        f"WHERE l.discipline = %(discipline)s AND {shown('l')} AND l.month IN ({marks}) "
+        f"AND NOT EXISTS (SELECT 1 FROM {_LIST} n WHERE n.discipline = l.discipline "
+        f"AND n.month = l.month AND {shown('n')} AND n.edition > l.edition)",
+        {
+            "discipline": discipline,
+            "published": PUBLISHED,
+            "superseded": SUPERSEDED,
+            "at": at,
+            **params,
+        },
     )
 
 

@@ -3,11 +3,12 @@
 The services never import this module: they enqueue by task name through
 :mod:`rankings.dispatch`, which defines the names these tasks register under.
 
-``rankings.month_close`` runs one close. It is safe to run twice (the service is
-idempotent and exclusive), so it acknowledges late: a worker that dies mid-job leaves the
-message unacknowledged and the broker hands it to another worker (Redis: after
-``CELERY_VISIBILITY_TIMEOUT``), whose run cleans up the dead one's attempt. Transient
-database or broker errors retry with exponential backoff; a refusal is final.
+``rankings.month_close`` runs one close, or one erratum (the run names it); after an
+erratum of a "recompute later months" request it sends the next month's run. It is safe
+to run twice (the service is idempotent and exclusive), so it acknowledges late: a worker
+that dies mid-job leaves the message unacknowledged and the broker hands it to another
+worker (Redis: after ``CELERY_VISIBILITY_TIMEOUT``), whose run cleans up the dead one's
+attempt. Transient database or broker errors retry with exponential backoff; a refusal is final.
 
 ``rankings.projection_refresh`` refreshes one discipline's projected list (the dashboard's
 button), ``rankings.projections_refresh`` every discipline's (the nightly beat); both are
@@ -54,6 +55,7 @@ from .services.close import CloseRefused
 from .services.close import month_close as month_close_service
 from .services.close_recover import close_run_superseded, close_runs_recover
 from .services.close_run import close_run_claim
+from .services.errata import erratum_continue
 from .services.projection import projection_refresh as projection_refresh_service
 from .services.projection import projections_refresh_all
 from .services.schedule import due_months_enqueue
@@ -99,8 +101,14 @@ def month_close(self: Any, month: str, discipline: str, run_id: int) -> dict[str
     )
     try:
         ranking_list = month_close_service(
-            month=Month.parse(month), discipline=discipline, by=run.requested_by, run=run
+            month=Month.parse(month),
+            discipline=discipline,
+            by=run.requested_by,
+            run=run,
+            erratum=run.erratum,
         )
+        if run.erratum is not None:
+            erratum_continue(run.erratum)
     except CloseRefused as exc:
         logger.warning("close of %s %s refused: %s", discipline, month, exc)
         return {"state": "refused", "error": str(exc), "run": run.pk}

@@ -6,10 +6,14 @@ downloaded file. Reads only; ``manage.py verify_list`` is its command.
 1. the stored entries still give the CSV whose SHA-256 the seal holds (an entry altered
    past the immutability guard changes it);
 2. the window recomputed from the stored results, as they stood at the list's close, has
-   the seal's inputs count and SHA-256. Results submitted, corrected or voided later count
-   in later months only (the window's condition); merges and merge undos made after the
-   publication moved results in place, so they are reversed on the loaded rows, newest
-   first;
+   the seal's inputs count and SHA-256. For the close of the month (v1), results
+   submitted, corrected or voided later count in later months only (the window's
+   condition); for an erratum (v2, ...), the erratum's window after the events up to the
+   sequence numbers the list records (:func:`rankings.sql.erratum_condition`), so that
+   corrections made after it are left out. The strength lists are the versions in force
+   when the list was published (a later erratum of an earlier month is left out). Merges
+   and merge undos made after the publication moved results in place, so they are
+   reversed on the loaded rows, newest first;
 3. FLADUB recomputed from that window equals the stored list entry by entry (player,
    rank, FLADUB cents, results counted, previous rank), and the first differing rows are
    named.
@@ -35,6 +39,7 @@ from .export import csv_pieces
 from .models import RankingEntry, RankingList
 from .selectors.list_export import EXPORT_HEADER
 from .selectors.window import window
+from .sql import ErratumBasis
 
 _SHOWN = 5  # differing rows named
 
@@ -63,7 +68,16 @@ def verify_stored(ranking_list: RankingList) -> list[Difference]:
             )
         )
     month = Month.of(ranking_list.month)
-    inputs = window(discipline=ranking_list.discipline, month=month, streams=1)
+    basis = None
+    if ranking_list.as_of_match is not None and ranking_list.as_of_event is not None:
+        basis = ErratumBasis(ranking_list.as_of_match, ranking_list.as_of_event)
+    inputs = window(
+        discipline=ranking_list.discipline,
+        month=month,
+        streams=1,
+        basis=basis,
+        as_of=ranking_list.published_at,
+    )
     sides = _as_at_close(inputs.sides, ranking_list)
     digest = seal.inputs_digest(sides)
     if (digest.sha256, digest.count) != (ranking_list.inputs_sha256, ranking_list.inputs_count):

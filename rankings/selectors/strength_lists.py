@@ -21,6 +21,7 @@ The caller owns the transaction (the close reads in one snapshot).
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Collection, Iterable
 
 import numpy as np
@@ -37,10 +38,13 @@ def strength_lists(
     players: Collection[int] | None = None,
     streams: int = 1,
     portable: bool = False,
+    as_of: dt.datetime | None = None,
 ) -> dict[int, fladub.PublishedList]:
     """The lists in force in ``months`` (L(M - 1) for each M), whole or restricted to
-    ``players`` and each list's top entry; keyed by the month index of the list."""
-    lists = _published_ids(discipline, {m.prev() for m in months})
+    ``players`` and each list's top entry; keyed by the month index of the list. With
+    ``as_of``: the versions in force just before that instant (a list published then read
+    these: ``verify_list``), else the latest versions."""
+    lists = _published_ids(discipline, {m.prev() for m in months}, as_of)
     if not lists:
         return {}
     if players is None:
@@ -48,14 +52,18 @@ def strength_lists(
     return _restricted(lists, players)
 
 
-def _published_ids(discipline: str, months: set[Month]) -> dict[int, int]:
-    """Month index -> id of its published list, oldest first."""
+def _published_ids(
+    discipline: str, months: set[Month], as_of: dt.datetime | None = None
+) -> dict[int, int]:
+    """Month index -> id of its published list (as of ``as_of``), oldest first."""
     if not months:
         return {}
-    found = {
-        Month.of(row.month).index: row.id
-        for row in sql.LIST_MONTH.rows(sql.published_list_ids(discipline, months))
-    }
+    statement = (
+        sql.published_list_ids(discipline, months)
+        if as_of is None
+        else sql.list_ids_as_of(discipline, months, as_of)
+    )
+    found = {Month.of(row.month).index: row.id for row in sql.LIST_MONTH.rows(statement)}
     return dict(sorted(found.items()))
 
 

@@ -13,6 +13,10 @@ In: a discipline and the month R of the list L(R). Out: :class:`Window`, the inp
 - ``player_order``: each player's position in federation-id order, the tie-break within
   a shared rank.
 
+An erratum reads its own window (``basis``: the results as they stood after the events up
+to the basis, docs/fladub.md "Errata"); ``verify_list`` reads the strength lists in force
+when the list it checks was published (``as_of``).
+
 Guaranteed: one snapshot for all of it. As the outermost transaction on PostgreSQL, a
 ``REPEATABLE READ, READ ONLY`` transaction whose snapshot the loader's parallel
 connections import (``streams`` of them); inside another transaction, that transaction's
@@ -21,6 +25,7 @@ view, read on its own connection (others cannot see its rows).
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import time
 from dataclasses import dataclass
@@ -31,6 +36,7 @@ from django.db import connection, transaction
 from matches.months import Month
 
 from .. import fladub, loader
+from ..sql import ErratumBasis
 from .strength_lists import strength_lists
 
 logger = logging.getLogger(__name__)
@@ -56,12 +62,14 @@ def window(
     streams: int = 2,
     portable: bool | None = None,
     shard: tuple[int, int] | None = None,
+    basis: ErratumBasis | None = None,
+    as_of: dt.datetime | None = None,
 ) -> Window:
     """The results counting in L(month), their strength lists and the player order.
 
-    With ``shard`` = (w, n): only the whole matches of shard w's players
-    (:func:`rankings.fladub.sides_for_worker`), for :func:`rankings.fladub.compute_partial`.
-    """
+    ``shard`` = (w, n): only the whole matches of shard w's players (for
+    :func:`rankings.fladub.compute_partial`); ``basis``: an erratum's window; ``as_of``:
+    the strength lists in force just before that instant."""
     fast = loader.uses_copy() if portable is None else not portable
     outermost = not connection.in_atomic_block
     if not outermost:
@@ -71,7 +79,12 @@ def window(
             loader.one_snapshot()  # for every query below, and for the parallel readers
         started = time.perf_counter()
         sides = loader.window_sides(
-            discipline=discipline, month=month, streams=streams, portable=not fast, shard=shard
+            discipline=discipline,
+            month=month,
+            streams=streams,
+            portable=not fast,
+            shard=shard,
+            basis=basis,
         )
         loaded = time.perf_counter()
         played = {Month.from_index(m) for m in np.unique(sides.month_played).tolist()}
@@ -80,6 +93,7 @@ def window(
             months=played | {month},
             streams=streams,
             portable=not fast,
+            as_of=as_of,
         )
         # A shard's totals need no tie-break: the coordinator ranks (with the order).
         player_order = None if shard else loader.player_order(portable=not fast)

@@ -23,6 +23,13 @@
 - **Recorded.** A :class:`~rankings.models.CloseRun` holds the state, the stage, a
   percentage, each stage's seconds (freeze, load, compute, write, publish) and the error
   (:mod:`rankings.services.close_run`).
+- **Errata.** With ``erratum`` (an :class:`~rankings.models.Erratum`, recorded by
+  :mod:`rankings.services.errata`), the same job publishes the next version of a month
+  that already has a list: under the same lock, with the same run record, writer, seal and
+  publication, it reads the erratum's window (the results as they stand after the events up
+  to the moment it starts, docs/fladub.md "Errata") instead of freezing the month, and the
+  publication marks the version it replaces ``superseded`` in the same transaction. A
+  second delivery of the same erratum finds its list and returns it.
 
 :func:`month_close_enqueue` records a run and hands the close to a worker
 (:mod:`rankings.dispatch`) once the transaction commits.
@@ -32,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import logging
 from collections.abc import Iterator
 from typing import Any
@@ -46,11 +54,12 @@ from matches.models import ClosedMonth
 from matches.months import Month, deadline
 from matches.services import month_freeze
 
-from .. import dispatch, fladub, http_cache, seal, writer
-from ..models import CloseRun, CurrentList, RankingEntry, RankingList
+from .. import dispatch, fladub, http_cache, seal, sql, writer
+from ..models import CloseRun, CurrentList, Erratum, RankingEntry, RankingList
 from ..selectors.lists import published_list
 from ..selectors.shard_totals import totals_from_wire
 from ..selectors.window import window
+from ..sql import ErratumBasis
 from .close_run import (
     CloseRefused,
     Progress,
@@ -99,6 +108,7 @@ def month_close(
     streams: int | None = None,
     workers: int = 1,
     shard_timeout: float | None = None,
+    erratum: Erratum | None = None,
 ) -> RankingList:
     """Close ``month`` of ``discipline`` and publish its list; return the published list.
 
@@ -110,7 +120,8 @@ def month_close(
     task on whichever worker is free (:func:`_compute_sharded`); this process still does
     the one write and the one atomic publication; it fails (and publishes nothing) when
     the shards are not all done within ``shard_timeout`` seconds (default
-    ``FIDO_CLOSE_TIME_LIMIT``). Not from inside a Celery task.
+    ``FIDO_CLOSE_TIME_LIMIT``). Not from inside a Celery task. ``erratum``: publish that
+    erratum's version of the month instead (in one process, ``workers`` ignored).
 
     Long on purpose: the close's stages in the order they run, under one lock and one run
     record, each a call of its own; a fifth of the length is this contract.
@@ -124,21 +135,27 @@ def month_close(
     tracker.start()
     try:
         with close_lock(discipline):
-            already = _published(discipline, month)
+            already = _published(discipline, month) if erratum is None else _done(erratum)
             if already is not None:
                 tracker.succeed(already)
                 return already
-            month_close_check(month=month, discipline=discipline, now=now)
-            _freeze(month, discipline, by=by, now=now, tracker=tracker)
-            if workers > 1:
+            basis = None
+            if erratum is None:
+                month_close_check(month=month, discipline=discipline, now=now)
+                _freeze(month, discipline, by=by, now=now, tracker=tracker)
+            else:
+                basis = _erratum_start(erratum, month, discipline, tracker=tracker)
+            if basis is not None or workers <= 1:
+                ranking, inputs = _compute(
+                    month, discipline, streams=_streams(streams), tracker=tracker, basis=basis
+                )
+            else:
                 ranking, inputs = _compute_sharded(
                     month, discipline, shards=workers, tracker=tracker, timeout=shard_timeout
                 )
-            else:
-                ranking, inputs = _compute(
-                    month, discipline, streams=_streams(streams), tracker=tracker
-                )
-            attempt = _write(month, discipline, ranking, tracker=tracker)
+            attempt = _write(
+                month, discipline, ranking, tracker=tracker, erratum=erratum, basis=basis
+            )
             del ranking
             try:
                 tracker.stage("publish")
@@ -164,12 +181,43 @@ def _freeze(
     _discard_attempts(discipline=discipline, month=month)
 
 
+def _erratum_start(
+    erratum: Erratum, month: Month, discipline: str, *, tracker: RunTracker
+) -> ErratumBasis:
+    """Stage 1 of an erratum: the month must have a list; earlier attempts are discarded;
+    the basis is read under the discipline's exclusive lock (no submission, correction or
+    void of the discipline under way: every one up to the basis is committed)."""
+    if (erratum.discipline, erratum.month) != (discipline, month.first_day):
+        raise CloseRefused(f"erratum {erratum.pk} is not one of {month} ({discipline})")
+    if _published(discipline, month) is None:
+        raise CloseRefused(f"{month} ({discipline}) has no published list to correct")
+    tracker.stage("freeze")
+    _discard_attempts(discipline=discipline, month=month)
+    with transaction.atomic():
+        locks.discipline_exclusive(discipline)
+        as_of_match, as_of_event = matches_sql.execute(sql.erratum_basis())[0]
+    return ErratumBasis(as_of_match=int(as_of_match), as_of_event=int(as_of_event))
+
+
+def _done(erratum: Erratum) -> RankingList | None:
+    """The list an erratum already published (a second delivery of its task)."""
+    return RankingList.objects.filter(
+        erratum=erratum,
+        status__in=[RankingList.Status.PUBLISHED, RankingList.Status.SUPERSEDED],
+    ).first()
+
+
 def _compute(
-    month: Month, discipline: str, *, streams: int, tracker: RunTracker
+    month: Month,
+    discipline: str,
+    *,
+    streams: int,
+    tracker: RunTracker,
+    basis: ErratumBasis | None = None,
 ) -> tuple[fladub.RankingList, seal.InputsDigest]:
     """Stages 2 and 3: read the window (and hash it, for the seal), compute the list."""
     tracker.stage("load")
-    inputs = window(discipline=discipline, month=month, streams=streams)
+    inputs = window(discipline=discipline, month=month, streams=streams, basis=basis)
     digest = seal.inputs_digest(inputs.sides)
     tracker.stage("compute")
     ranking = fladub.compute_list(
@@ -218,17 +266,24 @@ def _compute_sharded(
 
 @audit.recording()
 def _write(
-    month: Month, discipline: str, ranking: fladub.RankingList, *, tracker: RunTracker
+    month: Month,
+    discipline: str,
+    ranking: fladub.RankingList,
+    *,
+    tracker: RunTracker,
+    erratum: Erratum | None = None,
+    basis: ErratumBasis | None = None,
 ) -> RankingList:
     """Stage 4: the entries, in a new list (``computing``: invisible to readers)."""
     tracker.stage("write")
     streams = _write_streams()
+    new_attempt = functools.partial(_new_attempt, month, discipline, erratum, basis)
     if streams > 1:
         # Several connections write at once, each in its own transaction: the attempt's
         # row must be committed first for them to see it. It stays ``computing``
         # (invisible) until the publication; a failure marks it failed, and the next
         # close deletes whatever entries it got (as after a crash).
-        attempt = _new_attempt(month, discipline)
+        attempt = new_attempt()
         try:
             count = writer.write_entries(ranking_list=attempt, ranking=ranking, streams=streams)
             RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
@@ -237,7 +292,7 @@ def _write(
             raise
     else:
         with transaction.atomic():
-            attempt = _new_attempt(month, discipline)
+            attempt = new_attempt()
             count = writer.write_entries(ranking_list=attempt, ranking=ranking)
             RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
     writer.analyze_entries()
@@ -245,13 +300,18 @@ def _write(
     return attempt
 
 
-def _new_attempt(month: Month, discipline: str) -> RankingList:
+def _new_attempt(
+    month: Month, discipline: str, erratum: Erratum | None, basis: ErratumBasis | None
+) -> RankingList:
     return RankingList.objects.create(
         discipline=discipline,
         month=month.first_day,
         version=_next_version(discipline, month),
         status=RankingList.Status.COMPUTING,
         created_at=clock.now(),
+        erratum=erratum,
+        as_of_match=None if basis is None else basis.as_of_match,
+        as_of_event=None if basis is None else basis.as_of_event,
     )
 
 
@@ -341,7 +401,8 @@ def close_lock(discipline: str) -> Iterator[None]:
 
 def list_publish(list_id: int) -> RankingList:
     """Mark the list published and flip the pointer, in one transaction; if another close
-    published the month first, mark this attempt failed and return that list."""
+    published the month first, mark this attempt failed and return that list. An
+    erratum's list supersedes the month's published version in the same transaction."""
     try:
         with transaction.atomic():
             _flip(list_id)
@@ -370,10 +431,14 @@ def _flip(list_id: int) -> None:
     existing = RankingList.objects.filter(
         discipline=discipline, month=month_day, status=RankingList.Status.PUBLISHED
     ).first()
-    if existing is not None:
+    if existing is not None and ranking_list.erratum_id is None:
         raise _AlreadyPublished(existing)
     if ranking_list.status != RankingList.Status.COMPUTING:
         raise RuntimeError(f"{ranking_list} was discarded by another close while it was written")
+    if existing is not None:  # an erratum: the version it replaces keeps its URL
+        RankingList.objects.filter(pk=existing.pk, status=RankingList.Status.PUBLISHED).update(
+            status=RankingList.Status.SUPERSEDED
+        )
     at = clock.now()
     RankingList.objects.filter(pk=list_id, status=RankingList.Status.COMPUTING).update(
         status=RankingList.Status.PUBLISHED, published_at=at, edition=_next_edition(ranking_list)

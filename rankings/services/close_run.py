@@ -66,8 +66,11 @@ def check_discipline(discipline: str) -> None:
 
 
 @audit.recording()
-def close_run_create(*, month: Month | str, discipline: str, by: Any = None) -> CloseRun:
-    """A new run record (queued) for the close of ``month`` of ``discipline``."""
+def close_run_create(
+    *, month: Month | str, discipline: str, by: Any = None, erratum: Any = None
+) -> CloseRun:
+    """A new run record (queued) for the close of ``month`` of ``discipline`` (or for the
+    :class:`~rankings.models.Erratum` ``erratum`` of it)."""
     month = as_month(month)
     check_discipline(discipline)
     return CloseRun.objects.create(
@@ -76,6 +79,7 @@ def close_run_create(*, month: Month | str, discipline: str, by: Any = None) -> 
         requested_by=by if getattr(by, "pk", None) else None,
         created_at=clock.now(),
         task_id=str(uuid.uuid4()),
+        erratum=erratum,
     )
 
 

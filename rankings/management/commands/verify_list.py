@@ -1,12 +1,15 @@
 """``manage.py verify_list YYYY-MM --discipline D [--version N] [--file downloaded.csv]``.
 
-Recomputes the published list from the stored results as they stood at its close and
-checks it, and its seal, against what is stored (:func:`rankings.verification.verify_stored`);
-with ``--file``, checks a downloaded CSV against the published hash instead
-(:func:`rankings.verification.verify_file`). Exit 0 and "verified" when everything matches;
-else the differences, first ones first, and exit 1. Bad input (an unknown month or
-discipline, a version that does not exist, a file that is missing or not a list): a
-message and exit 1 (``CommandError``). Reads only.
+Recomputes each version of the month's list (v1 the close, v2, ... its errata; with
+``--version N`` only that one) from the stored results as they stood at that version's
+close and checks it, and its seal, against what is stored
+(:func:`rankings.verification.verify_stored`); with ``--file``, checks a downloaded CSV
+against the published hash of the latest version (or of version N) instead
+(:func:`rankings.verification.verify_file`). Exit 0 and "verified" for each version when
+everything matches; else the differences of each version that does not verify, first ones
+first, and exit 1. Bad input (an unknown month or discipline, a version that does not
+exist, a file that is missing or not a list): a message and exit 1 (``CommandError``).
+Reads only.
 """
 
 from __future__ import annotations
@@ -44,40 +47,54 @@ class Command(BaseCommand):
             month = Month.parse(options["month"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
-        ranking_list = _the_list(options["discipline"], month, options["list_version"])
-        name = f"{ranking_list.discipline} {month} v{ranking_list.edition or 1}"
+        lists = _the_lists(options["discipline"], month, options["list_version"])
+        failed = []
         if options["file"] is not None:
             path: Path = options["file"]
             if not path.is_file():
                 raise CommandError(f"no such file: {path}")
+            ranking_list = lists[-1]
             try:
                 differences = verify_file(ranking_list, path)
             except NotAList as exc:
                 raise CommandError(str(exc)) from exc
-            subject = f"{path.name} against the published {name}"
+            subject = f"{path.name} against the published {_name(ranking_list, month)}"
+            failed += self._report(subject, ranking_list, differences)
         else:
-            differences = verify_stored(ranking_list)
-            subject = name
+            for ranking_list in lists:
+                differences = verify_stored(ranking_list)
+                failed += self._report(_name(ranking_list, month), ranking_list, differences)
+        if failed:
+            raise CommandError("; ".join(failed))
+
+    def _report(self, subject: str, ranking_list: RankingList, differences: list) -> list[str]:
+        """Print the outcome of one check; [the failure's summary] or []."""
         if differences:
             for difference in differences:
                 self.stdout.write(f"  {difference}")
-            raise CommandError(f"{subject}: DOES NOT VERIFY ({len(differences)} difference(s))")
+            failure = f"{subject}: DOES NOT VERIFY ({len(differences)} difference(s))"
+            self.stdout.write(failure)
+            return [failure]
         self.stdout.write(f"{subject}: verified (SHA-256 {ranking_list.content_sha256})")
+        return []
 
 
-def _the_list(discipline: str, month: Month, version: int | None) -> RankingList:
-    """The month's latest version, or version ``version`` (``edition``: v1 the close, v2
-    the first erratum, ...), superseded or not."""
-    lists = RankingList.objects.filter(discipline=discipline, month=month.first_day)
-    if version is None:
-        lists = lists.filter(status=RankingList.Status.PUBLISHED)
-    else:
-        lists = lists.filter(
-            edition=version,
-            status__in=[RankingList.Status.PUBLISHED, RankingList.Status.SUPERSEDED],
-        )
-    found = lists.first()
-    if found is None:
+def _name(ranking_list: RankingList, month: Month) -> str:
+    return f"{ranking_list.discipline} {month} v{ranking_list.edition or 1}"
+
+
+def _the_lists(discipline: str, month: Month, version: int | None) -> list[RankingList]:
+    """Every version of the month's list, oldest first (``edition``: v1 the close, v2 the
+    first erratum, ...), superseded or not; or version ``version`` alone."""
+    lists = RankingList.objects.filter(
+        discipline=discipline,
+        month=month.first_day,
+        status__in=[RankingList.Status.PUBLISHED, RankingList.Status.SUPERSEDED],
+    ).order_by("edition", "version")
+    if version is not None:
+        lists = lists.filter(edition=version)
+    found = list(lists)
+    if not found:
         which = f"version {version} of " if version is not None else ""
         raise CommandError(f"no published {which}{discipline} list for {month}")
     return found
