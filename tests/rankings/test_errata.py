@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from django.core.management import CommandError
-from django.db import connection, transaction
+from django.db import transaction
 
 from fido.celery import app as celery_app
 from matches import clock
@@ -28,6 +28,7 @@ from rankings.services.errata import ErratumRefused, erratum_request, later_mont
 from tests.matches.factories import AdminFactory, match_payload
 from tests.rankings.factories import close, submit_table
 from tests.rankings.test_commands import march_results, run  # noqa: F401 (a fixture)
+from tests.rankings.test_verify_list import alter_first_entry
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("fast_passwords")]
 
@@ -204,14 +205,7 @@ def test_v1_altered_after_v2_exists_fails_and_names_it(history, sent) -> None:
     _run_task(
         erratum_request(discipline="fido", month=Month(2026, 3), reason="t1", by=history["admin"])
     )
-    with connection.cursor() as cursor:  # as a superuser could: the trigger off, one update
-        cursor.execute("ALTER TABLE rankings_rankingentry DISABLE TRIGGER USER")
-        cursor.execute(
-            "UPDATE rankings_rankingentry SET fladub_cents = fladub_cents + 1 "
-            "WHERE ranking_list_id = %s AND rank = 1",
-            [march.pk],
-        )
-        cursor.execute("ALTER TABLE rankings_rankingentry ENABLE TRIGGER USER")
+    alter_first_entry(march)
     from io import StringIO
 
     from django.core.management import call_command

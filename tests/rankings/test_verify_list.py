@@ -48,20 +48,26 @@ def test_a_merge_after_the_close_does_not_break_the_verification(two_months) -> 
 @pytest.mark.postgres
 def test_an_entry_altered_past_the_guard_is_found(two_months) -> None:
     march, _ = two_months
-    with connection.cursor() as cursor:  # as a superuser could: the trigger off, one update
-        cursor.execute("ALTER TABLE rankings_rankingentry DISABLE TRIGGER USER")
-        cursor.execute(
-            "UPDATE rankings_rankingentry SET fladub_cents = fladub_cents + 1 "
-            "WHERE ranking_list_id = %s AND rank = 1",
-            [march.pk],
-        )
-        cursor.execute("ALTER TABLE rankings_rankingentry ENABLE TRIGGER USER")
+    alter_first_entry(march)
     out, err = _fails("verify_list", "2026-03")
     assert "DOES NOT VERIFY" in err
     assert "content: the stored entries give a CSV with SHA-256" in out
     assert "entry 1: stored P-000001 rank 1 FLADUB 10.01" in out
     assert "recomputed P-000001 rank 1 FLADUB 10.00" in out
     assert "inputs:" not in out  # the results are intact
+
+
+def alter_first_entry(ranking_list: RankingList) -> None:
+    """Add a cent to the first entry's FLADUB, as a superuser could (PostgreSQL: the
+    immutability trigger off for one update)."""
+    with connection.cursor() as cursor:
+        cursor.execute("ALTER TABLE rankings_rankingentry DISABLE TRIGGER USER")
+        cursor.execute(
+            "UPDATE rankings_rankingentry SET fladub_cents = fladub_cents + 1 "
+            "WHERE ranking_list_id = %s AND rank = 1",
+            [ranking_list.pk],
+        )
+        cursor.execute("ALTER TABLE rankings_rankingentry ENABLE TRIGGER USER")
 
 
 def test_a_downloaded_file_is_checked_byte_for_byte(two_months, tmp_path) -> None:
