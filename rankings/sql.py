@@ -199,11 +199,23 @@ def window_condition(alias: str = "") -> str:
     """Results (``SideMember`` rows, aliased ``alias``) of discipline ``%(discipline)s``
     counting in the list of ``%(month)s``: counted by then, played in the 12 months up to
     it (from ``%(first)s``), not voided before it. Parameters: :func:`window_params`."""
+    return _counting_condition(alias, void_after="month")
+
+
+def span_condition(alias: str = "") -> str:
+    """Results (aliased ``alias``) of discipline ``%(discipline)s`` counting in at least one
+    of the lists from L(``%(earliest)s``) to L(``%(month)s``): the union of their windows
+    (:func:`window_condition` when the two months are one). Parameters:
+    :func:`span_params`."""
+    return _counting_condition(alias, void_after="earliest")
+
+
+def _counting_condition(alias: str, *, void_after: str) -> str:
     a = f"{alias}." if alias else ""
     return (
         f"{a}discipline = %(discipline)s AND {a}counting_month <= %(month)s "
         f"AND {a}month_played >= %(first)s AND {a}month_played <= %(month)s "
-        f"AND ({a}void_effective_month IS NULL OR {a}void_effective_month > %(month)s)"
+        f"AND ({a}void_effective_month IS NULL OR {a}void_effective_month > %({void_after})s)"
     )
 
 
@@ -286,6 +298,15 @@ def window_params(discipline: str, month: Month) -> Params:
     }
 
 
+def span_params(discipline: str, earliest: Month, latest: Month) -> Params:
+    """The parameters of :func:`span_condition` for the lists L(earliest) .. L(latest)."""
+    return {
+        **window_params(discipline, latest),
+        "first": (earliest + (1 - WINDOW_MONTHS)).first_day,
+        "earliest": earliest.first_day,
+    }
+
+
 WINDOW_SIDE_COLUMNS = (
     "match_id",
     "month_played",
@@ -352,7 +373,8 @@ MEMBER_ROWS = Select(
 
 @dataclass(frozen=True, slots=True)
 class MatchSide:
-    """A player at a table of one of a player's matches: what the FLADUB core reads."""
+    """A player at a table of one of a player's matches: what the FLADUB core reads, and
+    from which list on the match no longer counts (voided; None: it was not)."""
 
     match_id: int
     month_played: dt.date
@@ -361,6 +383,7 @@ class MatchSide:
     side_position: int
     score: int
     player_pk: int
+    void_effective_month: dt.date | None
 
 
 PLAYER_MATCH_SIDES = Select(
@@ -372,21 +395,73 @@ PLAYER_MATCH_SIDES = Select(
     side_position="m.side_position",
     score="m.score",
     player_pk="m.player_id",
+    void_effective_month="m.void_effective_month",
 )
 
 
-def player_match_sides(player_pk: int, discipline: str, month: Month) -> Statement:
-    """Every member of every match of a player that counts in L(month), from the members'
-    rows alone (no player, match or club row: a busy player's matches seat thousands of
-    players, whose names only the shown page needs): the player's results are found on
-    the ``member_player`` index, under the window's condition."""
+def player_match_sides(
+    player_pk: int, discipline: str, earliest: Month, latest: Month
+) -> Statement:
+    """Every member of every match of a player that counts in at least one of the lists
+    L(earliest) .. L(latest) (:func:`span_condition`), from the members' rows alone (no
+    player, match or club row: a busy player's matches seat thousands of players, whose
+    names only the shown page needs): the player's results are found on the
+    ``member_player`` index, under the span's condition."""
     return Statement(
         f"SELECT {PLAYER_MATCH_SIDES.sql} FROM {_MEMBER} m "  # noqa: S608
         f"WHERE m.match_id IN (SELECT s.match_id FROM {_MEMBER} s "
-        f"WHERE s.player_id = %(player)s AND {window_condition('s')}) "
+        f"WHERE s.player_id = %(player)s AND {span_condition('s')}) "
         "ORDER BY m.match_id, m.side_position, m.player_id",
-        {"player": player_pk, **window_params(discipline, month)},
+        {"player": player_pk, **span_params(discipline, earliest, latest)},
     )
+
+
+@dataclass(frozen=True, slots=True)
+class MatchFacts:
+    """What a result names of its match: the club's match id, the day, the category, the
+    club."""
+
+    match_pk: int
+    external_id: str
+    date_played: dt.date
+    category: str
+    club_id: str
+    club_name: str
+
+
+MATCH_FACTS = Select(
+    MatchFacts,
+    match_pk="x.id",
+    external_id="x.external_id",
+    date_played="x.date_played",
+    category="x.category",
+    club_id="c.club_id",
+    club_name="c.name",
+)
+
+
+def match_facts(match_ids: Collection[int]) -> Statement:
+    """:class:`MatchFacts` of the given matches (at least one; a busy player's thousand
+    results: one array on PostgreSQL, see :func:`any_id`)."""
+    condition, params = any_id("x.id", "match", match_ids)
+    return Statement(
+        f"SELECT {MATCH_FACTS.sql} FROM {_MATCH} x "  # noqa: S608 - placeholders only
+        f"JOIN {_CLUB} c ON c.id = x.club_id WHERE {condition}",
+        params,
+    )
+
+
+def any_id(column: str, prefix: str, ids: Collection[int]) -> tuple[str, Params]:
+    """``column`` is one of ``ids`` (at least one): on PostgreSQL ``= ANY`` of one array
+    parameter (thousands of placeholders cost the driver more, splitting and quoting each,
+    than the database's index probes), elsewhere an ``IN`` list of named placeholders."""
+    if not ids:
+        raise ValueError(f"an id condition needs at least one value ({prefix})")
+    if postgres():
+        values = "{" + ",".join(str(int(i)) for i in sorted(ids)) + "}"
+        return f"{column} = ANY(CAST(%({prefix}_ids)s AS bigint[]))", {f"{prefix}_ids": values}
+    marks, params = named_list(prefix, sorted(ids))
+    return f"{column} IN ({marks})", params
 
 
 def match_members(match_ids: Collection[int]) -> Statement:
@@ -483,14 +558,9 @@ def strengths_of_players(list_ids: Collection[int], players: Collection[int]) ->
     index lookups (joined to the lists, PostgreSQL would rather scan every entry)."""
     list_marks, params = named_list("list", sorted(list_ids))
     condition = "rank = 1"
-    if players and postgres():
-        # One array parameter: thousands of placeholders cost the driver more (splitting
-        # and quoting each) than the database's index probes.
-        condition = "player_id = ANY(CAST(%(players)s AS bigint[])) OR rank = 1"
-        params["players"] = "{" + ",".join(str(int(p)) for p in sorted(players)) + "}"
-    elif players:
-        player_marks, player_params = named_list("player", sorted(players))
-        condition = f"player_id IN ({player_marks}) OR rank = 1"
+    if players:
+        among, player_params = any_id("player_id", "player", players)
+        condition = f"{among} OR rank = 1"
         params.update(player_params)
     return Statement(
         f"SELECT {STRENGTH.sql} FROM {_ENTRY} "  # noqa: S608

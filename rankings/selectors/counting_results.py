@@ -11,7 +11,8 @@ then the sum of the best 20 as published (``fladub_cents``) and what the same re
 in L(R + 1) with no new result. Best first. With ``limit``, a page of them: ``results``
 holds the results ``offset`` to ``offset + limit`` of the ``count`` (the totals are always
 those of every result), so a busy player's page and API response carry a hundred tables,
-not thousands.
+not thousands. :func:`counted_results`: every result as a :class:`CountedResult` (the
+match's facts, no table), what a ledger or a forecast names.
 
 How: the results are recomputed from the stored results with the FLADUB core
 (:mod:`rankings.fladub`), the code the ranking job runs, on the player's matches only. Their
@@ -19,25 +20,32 @@ match points need the opponents' FLADUB in the list before each match: the stren
 (:func:`~rankings.selectors.strength_lists.strength_lists`) restricted to the players of
 those matches; the weights follow from R. Player indices are renumbered densely, so that the
 core's per-player tables hold the few dozen players of those matches, not one slot per
-player id of a registry of a million.
+player id of a registry of a million. A match's points do not depend on the list that
+counts it, so :func:`player_points` computes them once for a span of lists (the union of
+their windows, :func:`rankings.sql.span_condition`) and :class:`PlayerPoints` breaks them
+down for each list of it: the player page reads a busy player's matches once for its page
+of results, its two ledgers and its forecast, not four times.
 
-Guaranteed: four queries whatever the number of results, months or players (the members
-of the player's matches in the window of :func:`rankings.sql.window_condition`, from the
-members' rows alone; the lists; their entries; the shown results' tables with names,
-dates and clubs); the core's input is built column by column (NumPy), and only the shown
-results become Python objects; for a published list, ``fladub_cents`` equals the
-published number unless the results changed after it was closed (a merge), which the
-player page says. The player page, the API and later readers (ledgers, forecasts) all
-read a player's results here.
+Guaranteed: three statements for the match points whatever the number of results, months
+or players (the members of the player's matches in the span, from the members' rows alone;
+the lists; their entries), then one for the shown results' tables (names, dates, clubs) and
+one for the facts of every result (:func:`counted_results`, once per :class:`PlayerPoints`);
+the core's input is built column by column (NumPy), and only the shown results become
+Python objects; a list's results are the same whether read alone or from a span holding it
+(tested); for a published list, ``fladub_cents`` equals the published number unless the
+results changed after it was closed (a merge), which the player page says. The player page,
+the API and later readers (ledgers, forecasts, the what-if calculator) all read a player's
+results here.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -75,8 +83,9 @@ class OtherSide:
 
 
 @dataclass(frozen=True)
-class CountingResult:
-    """One result of the player that counts in a list, with what it is worth."""
+class CountedResult:
+    """One result of the player that counts in a list, with what it is worth and the facts
+    that name it (no table: :class:`CountingResult` has it)."""
 
     match_id: str
     """The match's id at its club (the submission's ``id``)."""
@@ -93,14 +102,6 @@ class CountingResult:
     points: float
     weighted: float
     in_best: bool
-    side_score: int
-    place: int
-    """1 + the number of sides that scored more."""
-    sides: int
-    team: tuple[PlayerRef, ...]
-    """The player's partners (a team game)."""
-    opponents: tuple[OtherSide, ...]
-    """Every other side, best score first."""
 
     @property
     def weight(self) -> Decimal:
@@ -120,11 +121,28 @@ class CountingResult:
 
 
 @dataclass(frozen=True)
-class CountingResults:
+class CountingResult(CountedResult):
+    """A counting result with the table it was played at."""
+
+    side_score: int
+    place: int
+    """1 + the number of sides that scored more."""
+    sides: int
+    team: tuple[PlayerRef, ...]
+    """The player's partners (a team game)."""
+    opponents: tuple[OtherSide, ...]
+    """Every other side, best score first."""
+
+
+ResultT = TypeVar("ResultT", bound=CountedResult)
+
+
+@dataclass(frozen=True)
+class CountingResults(Generic[ResultT]):
     player_pk: int
     discipline: str
     month: Month
-    results: tuple[CountingResult, ...] = ()
+    results: tuple[ResultT, ...] = ()
     """The shown results: all, or a page of them."""
     count: int = 0
     """How many results count (all of them, whatever is shown)."""
@@ -172,51 +190,95 @@ class CountingResults:
         return Decimal(self.next_month_cents) / 100
 
 
-def counting_results_page(
-    player_pk: int,
-    *,
-    discipline: str,
-    month: Month,
-    page: int = 1,
-    page_size: int | None = None,
-) -> CountingResults:
-    """Page ``page`` (from 1) of the player's results counting in L(``month``), best
-    first, ``page_size`` (default :data:`PAGE_SIZE`) a page; the totals are those of every
-    result. A page after the last raises :class:`PageOutOfRange` (the first page exists,
-    empty, for a player with no result)."""
-    page_size = PAGE_SIZE if page_size is None else page_size
-    if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise ValueError(f"page {page} of {page_size} results")
-    found = counting_results(
-        player_pk,
+class PlayerPoints:
+    """The match points of every result of a player counting in at least one of the lists
+    L(``earliest``) .. L(``latest``): read and computed once (:func:`player_points`), then
+    broken down for any list of the span (:meth:`breakdown`), so that a page showing a
+    player in several lists (the page of results, the ledgers, the forecast) reads the
+    player's matches once. A match's points depend on that match and the strength lists
+    only, not on the list that counts it."""
+
+    def __init__(
+        self,
+        *,
+        player_pk: int,
+        discipline: str,
+        earliest: Month,
+        latest: Month,
+        results: fladub.Results,
+        void_month: np.ndarray,
+    ) -> None:
+        self.player_pk, self.discipline = player_pk, discipline
+        self.earliest, self.latest = earliest, latest
+        self._results = results  # the player's own rows (player index 0)
+        self._void_month = void_month  # month index from which a row counts no more
+        self._facts: dict[int, sql.MatchFacts] | None = None
+
+    def covers(self, month: Month, discipline: str) -> bool:
+        return discipline == self.discipline and self.earliest <= month <= self.latest
+
+    def breakdown(self, month: Month) -> fladub.Breakdown:
+        """The player's results counting in L(``month``) (a month of the span), best first."""
+        if not self.earliest <= month <= self.latest:
+            raise ValueError(f"{month} is outside {self.earliest} .. {self.latest}")
+        results = self._results
+        live = self._void_month > month.index
+        if not live.all():
+            results = fladub.Results(
+                match_id=results.match_id[live],
+                month_played=results.month_played[live],
+                counting_month=results.counting_month[live],
+                player=results.player[live],
+                points=results.points[live],
+            )
+        return fladub.player_breakdown(results, 0, month.index)
+
+    def facts(self) -> dict[int, sql.MatchFacts]:
+        """The facts of every match of the player in the span, by match: one statement, on
+        the first call."""
+        if self._facts is None:
+            ids = self._results.match_id.tolist()
+            rows = sql.MATCH_FACTS.rows(sql.match_facts(ids)) if ids else []
+            self._facts = {row.match_pk: row for row in rows}
+        return self._facts
+
+
+_NOT_VOIDED = np.iinfo(np.int32).max
+
+
+def player_points(player_pk: int, *, discipline: str, months: Collection[Month]) -> PlayerPoints:
+    """The match points of the player's results counting in any list from the earliest to
+    the latest of ``months`` (at least one): three statements (the members of the
+    player's matches, the strength lists' ids, their entries of those matches' players)."""
+    earliest, latest = min(months), max(months)
+    rows = sql.fetch(sql.player_match_sides(player_pk, discipline, earliest, latest))
+    results, void_month = _own_points(player_pk, discipline, rows)
+    return PlayerPoints(
+        player_pk=player_pk,
         discipline=discipline,
-        month=month,
-        offset=(page - 1) * page_size,
-        limit=page_size,
+        earliest=earliest,
+        latest=latest,
+        results=results,
+        void_month=void_month,
     )
-    if page > found.num_pages:
-        raise PageOutOfRange(f"page {page} of {found.num_pages}")
-    return found
 
 
-def counting_results(
-    player_pk: int,
-    *,
-    discipline: str,
-    month: Month,
-    offset: int = 0,
-    limit: int | None = None,
-) -> CountingResults:
-    """The results of the player counting in L(``month``) of ``discipline``, best first:
-    all of them, or ``limit`` from ``offset`` on (the totals always of all)."""
-    rows = sql.fetch(sql.player_match_sides(player_pk, discipline, month))
+def _own_points(
+    player_pk: int, discipline: str, rows: Sequence[tuple[Any, ...]]
+) -> tuple[fladub.Results, np.ndarray]:
+    """The player's rows among ``rows`` (:class:`rankings.sql.MatchSide` values: whole
+    matches) with their match points, and the month index from which each counts no more."""
     if not rows:
-        return CountingResults(
-            player_pk=player_pk, discipline=discipline, month=month, offset=offset, limit=limit
-        )
+        return fladub.Results(
+            match_id=np.zeros(0, dtype=np.int64),
+            month_played=np.zeros(0, dtype=np.int32),
+            counting_month=np.zeros(0, dtype=np.int32),
+            player=np.zeros(0, dtype=np.int64),
+            points=np.zeros(0, dtype=np.float64),
+        ), np.zeros(0, dtype=np.int32)
     columns = list(zip(*rows, strict=True))
     players, dense = np.unique(np.array(columns[6], dtype=np.int64), return_inverse=True)
-    index = {day: Month.of(day).index for day in {*columns[1], *columns[2]}}
+    index = {day: Month.of(day).index for day in {*columns[1], *columns[2], *columns[7]} if day}
     sides = fladub.Sides(
         match_id=np.array(columns[0], dtype=np.int64),
         month_played=np.array([index[d] for d in columns[1]], dtype=np.int32),
@@ -232,8 +294,76 @@ def counting_results(
         players=players.tolist(),
     )
     me = int(np.searchsorted(players, player_pk))
-    results = fladub.match_points(sides, _renumbered(published, players))
-    breakdown = fladub.player_breakdown(results, me, month.index)
+    computed = fladub.match_points(sides, _renumbered(published, players))
+    mine = computed.player == me
+    # The void month of each of the player's matches (a player sits once in a match).
+    read = np.flatnonzero(sides.player == me)
+    read = read[np.argsort(sides.match_id[read], kind="stable")]
+    voided = np.array(
+        [_NOT_VOIDED if columns[7][i] is None else index[columns[7][i]] for i in read.tolist()],
+        dtype=np.int32,
+    )
+    match_id = computed.match_id[mine]
+    at = np.searchsorted(sides.match_id[read], match_id)
+    return fladub.Results(
+        match_id=match_id,
+        month_played=computed.month_played[mine],
+        counting_month=computed.counting_month[mine],
+        player=np.zeros(len(match_id), dtype=np.int64),
+        points=computed.points[mine],
+    ), voided[at]
+
+
+def _points_for(
+    player_pk: int, discipline: str, month: Month, points: PlayerPoints | None
+) -> PlayerPoints:
+    if points is not None and points.player_pk == player_pk and points.covers(month, discipline):
+        return points
+    return player_points(player_pk, discipline=discipline, months=[month])
+
+
+def counting_results_page(
+    player_pk: int,
+    *,
+    discipline: str,
+    month: Month,
+    page: int = 1,
+    page_size: int | None = None,
+    points: PlayerPoints | None = None,
+) -> CountingResults[CountingResult]:
+    """Page ``page`` (from 1) of the player's results counting in L(``month``), best
+    first, ``page_size`` (default :data:`PAGE_SIZE`) a page; the totals are those of every
+    result. A page after the last raises :class:`PageOutOfRange` (the first page exists,
+    empty, for a player with no result). ``points``: the player's, if read already."""
+    page_size = PAGE_SIZE if page_size is None else page_size
+    if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise ValueError(f"page {page} of {page_size} results")
+    found = counting_results(
+        player_pk,
+        discipline=discipline,
+        month=month,
+        offset=(page - 1) * page_size,
+        limit=page_size,
+        points=points,
+    )
+    if page > found.num_pages:
+        raise PageOutOfRange(f"page {page} of {found.num_pages}")
+    return found
+
+
+def counting_results(
+    player_pk: int,
+    *,
+    discipline: str,
+    month: Month,
+    offset: int = 0,
+    limit: int | None = None,
+    points: PlayerPoints | None = None,
+) -> CountingResults[CountingResult]:
+    """The results of the player counting in L(``month``) of ``discipline``, best first,
+    each with its table: all of them, or ``limit`` from ``offset`` on (the totals always of
+    all). ``points``: the player's (:func:`player_points`), if read already."""
+    breakdown = _points_for(player_pk, discipline, month, points).breakdown(month)
     count = len(breakdown.match_id)
     stop = count if limit is None else min(count, offset + limit)
     shown = breakdown.match_id[offset:stop].tolist()
@@ -249,6 +379,29 @@ def counting_results(
         count=count,
         offset=offset,
         limit=limit,
+        fladub_cents=breakdown.fladub_cents,
+        next_month_cents=_next_month_cents(breakdown),
+    )
+
+
+def counted_results(
+    player_pk: int, *, discipline: str, month: Month, points: PlayerPoints | None = None
+) -> CountingResults[CountedResult]:
+    """Every result of the player counting in L(``month``), best first, named by its
+    match's facts but without its table (one statement for the facts, none for the
+    tables: what a ledger and a forecast need of a busy player's thousand results)."""
+    points = _points_for(player_pk, discipline, month, points)
+    breakdown = points.breakdown(month)
+    match_ids = breakdown.match_id.tolist()
+    facts = points.facts() if match_ids else {}
+    return CountingResults(
+        player_pk=player_pk,
+        discipline=discipline,
+        month=month,
+        results=tuple(
+            _counted(breakdown, i, facts[match_id]) for i, match_id in enumerate(match_ids)
+        ),
+        count=len(match_ids),
         fladub_cents=breakdown.fladub_cents,
         next_month_cents=_next_month_cents(breakdown),
     )
@@ -288,6 +441,35 @@ def _ref(member: sql.MemberRow) -> PlayerRef:
     return PlayerRef(player_id=member.player_id, name=member.name)
 
 
+def _numbers(breakdown: fladub.Breakdown, i: int) -> dict[str, Any]:
+    """Row ``i`` of the core's breakdown as a result's fields."""
+    return {
+        "match_pk": int(breakdown.match_id[i]),
+        "month_played": Month.from_index(int(breakdown.month_played[i])),
+        "counting_month": Month.from_index(int(breakdown.counting_month[i])),
+        "age": int(breakdown.age[i]),
+        "weight_twelfths": int(breakdown.weight_twelfths[i]),
+        "points": float(breakdown.points[i]),
+        "weighted": float(breakdown.weighted[i]),
+        "in_best": bool(breakdown.in_best[i]),
+    }
+
+
+def _named(match: sql.MatchFacts | sql.MemberRow) -> dict[str, Any]:
+    """A result's fields that name its match (a member's row carries them too)."""
+    return {
+        "match_id": match.external_id,
+        "club_id": match.club_id,
+        "club_name": match.club_name,
+        "date_played": match.date_played,
+        "category": match.category,
+    }
+
+
+def _counted(breakdown: fladub.Breakdown, i: int, facts: sql.MatchFacts) -> CountedResult:
+    return CountedResult(**_named(facts), **_numbers(breakdown, i))
+
+
 def _result(
     breakdown: fladub.Breakdown,
     i: int,
@@ -309,19 +491,8 @@ def _result(
         key=lambda side: -side.score,
     )
     return CountingResult(
-        match_id=me.external_id,
-        match_pk=int(breakdown.match_id[i]),
-        club_id=me.club_id,
-        club_name=me.club_name,
-        date_played=me.date_played,
-        category=me.category,
-        month_played=Month.from_index(int(breakdown.month_played[i])),
-        counting_month=Month.from_index(int(breakdown.counting_month[i])),
-        age=int(breakdown.age[i]),
-        weight_twelfths=int(breakdown.weight_twelfths[i]),
-        points=float(breakdown.points[i]),
-        weighted=float(breakdown.weighted[i]),
-        in_best=bool(breakdown.in_best[i]),
+        **_named(me),
+        **_numbers(breakdown, i),
         side_score=me.score,
         place=1 + sum(1 for side in others if side.score > me.score),
         sides=len(table),

@@ -7,7 +7,7 @@ result is stored, and which results leave the window in that list (each result a
 shrinks by 1/12 of its points every month: the change of the number says by how much).
 
 How: the player's results counting in L(R) as stored now are read by
-:func:`~rankings.selectors.counting_results.counting_results` (their match points, by the
+:func:`~rankings.selectors.counting_results.counted_results` (their match points, by the
 FLADUB core), and each later list's number is the core's own
 :func:`rankings.fladub.player_totals` on those results at that month: the same weights,
 the same best 20, the same rounding as a close. Results stored later (or counting first in
@@ -23,7 +23,7 @@ import numpy as np
 from matches.months import Month
 
 from .. import fladub
-from .counting_results import CountingResult, CountingResults, counting_results
+from .counting_results import CountedResult, CountingResults, PlayerPoints, counted_results
 from .cycle import open_month
 
 MONTHS_AHEAD = 12
@@ -36,7 +36,7 @@ class ForecastMonth:
     change_cents: int
     """Against the month before (the first: against the player's results in L(R) itself,
     so 0)."""
-    leaving: tuple[CountingResult, ...]
+    leaving: tuple[CountedResult, ...]
     """Results that count in the month before and not in this one (age 12)."""
 
 
@@ -47,7 +47,7 @@ class Forecast:
     months: tuple[ForecastMonth, ...] = ()
 
 
-def _totals_cents(results: CountingResults, month: Month) -> int:
+def _totals_cents(results: CountingResults[CountedResult], month: Month) -> int:
     rows = results.results
     if not rows:
         return 0
@@ -62,12 +62,16 @@ def _totals_cents(results: CountingResults, month: Month) -> int:
     return int(totals.fladub_cents[0]) if len(totals.player) else 0
 
 
-def player_forecast(player_pk: int, *, discipline: str) -> Forecast:
-    """The player's next 12 numbers if they play nothing, and the results leaving when."""
+def player_forecast(
+    player_pk: int, *, discipline: str, points: PlayerPoints | None = None
+) -> Forecast:
+    """The player's next 12 numbers if they play nothing, and the results leaving when.
+    ``points``: the player's match points, if the caller has read them for a span holding
+    the open month (else they are read here)."""
     start = open_month(discipline)
     if start is None:
         return Forecast(discipline=discipline, start=None)
-    now = counting_results(player_pk, discipline=discipline, month=start)
+    now = counted_results(player_pk, discipline=discipline, month=start, points=points)
     months = []
     previous = _totals_cents(now, start)
     for ahead in range(MONTHS_AHEAD):

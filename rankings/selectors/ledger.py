@@ -3,12 +3,13 @@
 In: a player (primary key), a discipline and a list L(R), published or projected
 (:class:`~rankings.sql.ListInfo`). Out: :class:`PlayerLedger`: the two numbers and ranks,
 the parts of the change (:func:`rankings.core.decompose`, which sum exactly to it), each
-naming its results (:class:`~rankings.selectors.counting_results.CountingResult`), and the
-change of rank explained (:class:`rankings.core.RankChange`).
+naming its results (:class:`~rankings.selectors.counting_results.CountedResult`: the
+match's facts, no table), and the change of rank explained (:class:`rankings.core.RankChange`).
 
 How: the player's counting results in L(R - 1) and in L(R) are read by
-:func:`~rankings.selectors.counting_results.counting_results` (the FLADUB core on the
-player's matches: the numbers the lists are made of); the published numbers and ranks from
+:func:`~rankings.selectors.counting_results.counted_results` from one computation of the
+player's match points over both windows (the FLADUB core on the player's matches: the
+numbers the lists are made of); the published numbers and ranks from
 the lists' entries; the rank change by counting the players above in both lists (two
 statements on the entries of the two lists, bounded by the player's rank).
 """
@@ -26,7 +27,7 @@ from .. import fladub
 from .. import ledger as core
 from ..models import RankingEntry
 from ..sql import EntryInfo, ListInfo
-from .counting_results import CountingResult, CountingResults, counting_results
+from .counting_results import CountedResult, PlayerPoints, counted_results, player_points
 from .lists import published_list
 
 Key = int
@@ -39,7 +40,7 @@ class PlayerLedger:
     from_entry: EntryInfo | None
     to_entry: EntryInfo | None
     ledger: core.Ledger[Key]
-    results: dict[Key, CountingResult]
+    results: dict[Key, CountedResult]
     """Every result a part names, from L(R) or (for results gone) L(R - 1)."""
     rank: core.RankChange
     left_month: Month
@@ -63,7 +64,7 @@ def entry_in(list_id: int, player_pk: int) -> EntryInfo | None:
     return None if row is None else EntryInfo(*row)
 
 
-def _held(results: tuple[CountingResult, ...]) -> dict[Key, core.Held]:
+def _held(results: tuple[CountedResult, ...]) -> dict[Key, core.Held]:
     weighted = np.array([r.weighted for r in results], dtype=np.float64)
     units = np.rint(weighted * fladub.UNITS_PER_POINT).astype(np.int64).tolist()
     return {
@@ -77,14 +78,16 @@ def player_ledger(
     *,
     ranking_list: ListInfo,
     explain_rank_up_to: int | None = None,
-    counted: CountingResults | None = None,
+    points: PlayerPoints | None = None,
 ) -> PlayerLedger:
     """Why the player's number and rank in ``ranking_list`` differ from the list before.
 
     The rank change is explained (who passed, who entered above) when the player is listed
     in both lists and, if ``explain_rank_up_to`` is given, ranked no lower than it in
-    either (the counts read the entries above the player: a page bounds them). ``counted``:
-    the player's counting results in ``ranking_list`` if the caller has read them already.
+    either (the counts read the entries above the player: a page bounds them). ``points``:
+    the player's match points (:func:`~rankings.selectors.counting_results.player_points`)
+    if the caller has read them for a span holding L(R - 1) and L(R); else they are read
+    here, once for both lists.
 
     Long on purpose: the two lists' entries and results are read once here and handed to
     the pure decomposition (:func:`rankings.ledger.decompose`) and the rank counts.
@@ -94,15 +97,12 @@ def player_ledger(
     previous = published_list(discipline=discipline, month=month.prev())
     from_entry = entry_in(previous.id, player_pk) if previous is not None else None
     to_entry = entry_in(ranking_list.id, player_pk)
-    before = counting_results(player_pk, discipline=discipline, month=month.prev())
-    after = counted
-    if (
-        after is None
-        or after.month != month
-        or after.player_pk != player_pk
-        or len(after.results) != after.count  # a page of them, not all
+    if points is None or not (
+        points.covers(month.prev(), discipline) and points.covers(month, discipline)
     ):
-        after = counting_results(player_pk, discipline=discipline, month=month)
+        points = player_points(player_pk, discipline=discipline, months=[month.prev(), month])
+    before = counted_results(player_pk, discipline=discipline, month=month.prev(), points=points)
+    after = counted_results(player_pk, discipline=discipline, month=month, points=points)
     left_month = month + (-fladub.WINDOW_MONTHS)
     earlier = {(r.club_id, r.match_id) for r in before.results}
     earlier_pks = {r.match_pk for r in before.results}

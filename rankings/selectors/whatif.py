@@ -12,7 +12,8 @@ The hypothetical tables' match points are :func:`~rankings.fladub.match_points` 
 opponents' strength from the list in force (:func:`~rankings.selectors.strength_lists.
 strength_lists` restricted to the table's players, plus its top entry); the player's stored
 results counting in the list come from
-:func:`~rankings.selectors.counting_results.counting_results`; the number is
+:func:`~rankings.selectors.counting_results.player_points` (their match points, no match
+read beyond the members' rows); the number is
 :func:`~rankings.fladub.player_totals` of both together. The rank is ``1 +`` the number of
 other players whose projected FLADUB is strictly larger, found by a binary search over the
 projection's ranks (each step one probe of the ``(ranking_list, rank)`` index: about
@@ -34,7 +35,7 @@ from matches.months import Month
 
 from .. import fladub
 from ..models import RankingEntry
-from .counting_results import counting_results
+from .counting_results import player_points
 from .projection import Projected, projected_entry
 from .strength_lists import strength_lists
 
@@ -145,11 +146,11 @@ def what_if(
 ) -> WhatIf:
     """The player's number and rank in the projected list with ``tables`` added."""
     month = Month.of(projected.ranking_list.month)
-    stored = counting_results(player_pk, discipline=discipline, month=month).results
+    stored = player_points(player_pk, discipline=discipline, months=[month]).breakdown(month)
     added = hypothetical_points(player_pk, discipline=discipline, month=month, tables=tables)
-    points = [r.points for r in stored] + added
-    played = [r.month_played.index for r in stored] + [month.index] * len(added)
-    counting = [r.counting_month.index for r in stored] + [month.index] * len(added)
+    points = stored.points.tolist() + added
+    played = stored.month_played.tolist() + [month.index] * len(added)
+    counting = stored.counting_month.tolist() + [month.index] * len(added)
     cents = 0
     if points:
         totals = fladub.player_totals(

@@ -4,8 +4,8 @@ No login needed. Each view checks its input (404 for an unknown discipline, play
 list; 400 for a malformed month, page or filter), calls the selectors of
 :mod:`rankings.selectors` and renders. Every page reads a fixed number of queries,
 whatever the size of the list: the ranking page one for its lists and one to three for
-its page of entries (plus the filters' choices), the player page fifteen (nineteen on a
-page that is not all of the player's results).
+its page of entries (plus the filters' choices), the player page twelve (its match points
+read once for the page of results, the ledgers and the forecast).
 """
 
 from __future__ import annotations
@@ -32,7 +32,14 @@ from matches.months import Month, local_month
 from .. import badges, charts, http_cache, ledger_words
 from ..selectors import list_page as pages
 from ..selectors.clubs import club_page, clubs_by_country
-from ..selectors.counting_results import CountingResults, PageOutOfRange, counting_results_page
+from ..selectors.counting_results import (
+    CountingResult,
+    CountingResults,
+    PageOutOfRange,
+    PlayerPoints,
+    counting_results_page,
+    player_points,
+)
 from ..selectors.forecast import player_forecast
 from ..selectors.ledger import player_ledger
 from ..selectors.lists import (
@@ -427,14 +434,15 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     shown = [code for code in DISCIPLINES if code in entries or code in played]
     selected = _selected_discipline(request, shown, entries)
     ranking_list = lists.get(selected)
-    results = _counting_page(request, found, selected, ranking_list)
+    projected = projected_list(selected)
+    counted = _player_points(found.pk, selected, ranking_list, projected)
+    results = _counting_page(request, found, selected, ranking_list, counted)
     points = player_history(found, discipline=selected)
     entry = entries.get(selected)
-    projected = projected_list(selected)
     context: dict[str, Any] = {
         "projected": projected,
-        "ledgers": _ledgers(found.pk, ranking_list, projected, results),
-        "forecast": _forecast(found.pk, selected),
+        "ledgers": _ledgers(found.pk, ranking_list, projected, counted),
+        "forecast": _forecast(found.pk, selected, counted),
         "projected_entry": projected_entry(projected, found.pk) if projected else None,
         "player": found,
         "selected": selected,
@@ -465,10 +473,30 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     return render(request, "rankings/player.html", context)
 
 
-def _forecast(player_pk: int, discipline: str) -> dict[str, Any] | None:
+def _player_points(
+    player_pk: int, discipline: str, current: ListInfo | None, projected: Any
+) -> PlayerPoints | None:
+    """The player's match points over every list the page shows them in, read once: the
+    current list L(R) (its page of results, its ledger: L(R - 1) too), the open month's
+    forecast (R + 1 when L(R) is the latest list) and the projection's ledger."""
+    months = []
+    if current is not None:
+        month = current.list_month
+        months += [month.prev(), month, month.next()]
+    if projected is not None:
+        month = projected.ranking_list.list_month
+        months += [month.prev(), month]
+    if not months:
+        return None
+    return player_points(player_pk, discipline=discipline, months=months)
+
+
+def _forecast(
+    player_pk: int, discipline: str, points: PlayerPoints | None
+) -> dict[str, Any] | None:
     """The drop-out calendar: the next 12 numbers if the player plays nothing (a chart and
     its table); None when the player has no counting result."""
-    found = player_forecast(player_pk, discipline=discipline)
+    found = player_forecast(player_pk, discipline=discipline, points=points)
     if not any(m.fladub_cents for m in found.months):
         return None
     labels = [str(m.month) for m in found.months]
@@ -505,7 +533,7 @@ rank: the counts read the entries above the player (the API explains every rank)
 
 
 def _ledgers(
-    player_pk: int, current: ListInfo | None, projected: Any, counted: Any
+    player_pk: int, current: ListInfo | None, projected: Any, points: PlayerPoints | None
 ) -> list[dict[str, Any]]:
     """Why the number changed: in the current list, and in the projection (provisional)."""
     found = []
@@ -517,7 +545,7 @@ def _ledgers(
             player_pk,
             ranking_list=target,
             explain_rank_up_to=LEDGER_RANK_EXPLAINED_UP_TO,
-            counted=None if provisional else counted,
+            points=points,
         )
         if item.from_entry is None and item.to_entry is None:
             continue
@@ -533,8 +561,12 @@ def _ledgers(
 
 
 def _counting_page(
-    request: HttpRequest, player: Player, discipline: str, ranking_list: ListInfo | None
-) -> CountingResults | None:
+    request: HttpRequest,
+    player: Player,
+    discipline: str,
+    ranking_list: ListInfo | None,
+    points: PlayerPoints | None,
+) -> CountingResults[CountingResult] | None:
     """The page of the player's counting results asked for (``?page=``, 100 a page, the
     best 20 on the first); a page after the last is a 404."""
     number = _page(request)
@@ -542,14 +574,18 @@ def _counting_page(
         return None
     try:
         return counting_results_page(
-            player.pk, discipline=discipline, month=ranking_list.list_month, page=number
+            player.pk,
+            discipline=discipline,
+            month=ranking_list.list_month,
+            page=number,
+            points=points,
         )
     except PageOutOfRange:
         raise Http404(_("That page is beyond the player's last result.")) from None
 
 
 def _results_pager(
-    request: HttpRequest, discipline: str, results: CountingResults | None
+    request: HttpRequest, discipline: str, results: CountingResults[CountingResult] | None
 ) -> dict[str, str] | None:
     """The links between the pages of the player's results, or None on a single page."""
     if results is None or results.num_pages == 1:
