@@ -16,11 +16,15 @@ from django import forms
 from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
+from django.urls import path, reverse
 from django.utils import timezone
-from django.utils.translation import ngettext
+from django.utils.http import urlencode
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from . import clock
+from .admin_merge import merge_view
 from .models import (
     ApiKey,
     ClosedMonth,
@@ -34,7 +38,7 @@ from .models import (
     Side,
     Submission,
 )
-from .services import match_void, player_merge, player_merge_undo
+from .services import match_void, player_merge_undo
 from .validation import InvalidSubmission
 
 
@@ -59,11 +63,6 @@ class ClubAdmin(admin.ModelAdmin):
     list_filter = ["country"]
 
 
-class MergeForm(forms.Form):
-    target = forms.ChoiceField(label="Surviving record")
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
-
-
 @admin.register(Player)
 class PlayerAdmin(admin.ModelAdmin):
     list_display = ["player_id", "name", "country", "club", "merged_into"]
@@ -72,60 +71,27 @@ class PlayerAdmin(admin.ModelAdmin):
     list_select_related = ["club", "merged_into"]
     readonly_fields = ["merged_into"]
     actions = ["merge_players"]
+    change_list_template = "admin/matches/player_change_list.html"
 
-    @admin.action(description="Merge the two selected players")
+    def get_urls(self) -> list[Any]:
+        merge = path(
+            "merge/",
+            self.admin_site.admin_view(lambda request: merge_view(self, request)),
+            name="matches_player_merge",
+        )
+        return [merge, *super().get_urls()]
+
+    @admin.action(description=gettext_lazy("Merge the two selected players"))
     def merge_players(
         self, request: HttpRequest, queryset: QuerySet[Player]
     ) -> HttpResponse | None:
+        """The merge form (admin_merge.py), filled with the two selected records."""
         players = list(queryset.order_by("player_id"))
         if len(players) != 2:
-            self.message_user(request, "Select exactly two players to merge.", messages.ERROR)
+            self.message_user(request, _("Select exactly two players to merge."), messages.ERROR)
             return None
-        choices = [(str(p.pk), f"{p.player_id} {p.name}") for p in players]
-        form = MergeForm(request.POST if "apply" in request.POST else None)
-        form.fields["target"].choices = choices  # type: ignore[attr-defined]
-        if "apply" in request.POST and form.is_valid():
-            target = next(p for p in players if str(p.pk) == form.cleaned_data["target"])
-            source = next(p for p in players if p.pk != target.pk)
-            try:
-                merge = player_merge(
-                    source=source,
-                    target=target,
-                    by=request.user,
-                    reason=form.cleaned_data["reason"],
-                    now=clock.now(),
-                )
-            except InvalidSubmission as exc:
-                self.message_user(
-                    request, "; ".join(p.message for p in exc.problems), messages.ERROR
-                )
-                return None
-            self.message_user(
-                request,
-                ngettext(
-                    "Merged %(source)s into %(target)s: %(n)d result moved.",
-                    "Merged %(source)s into %(target)s: %(n)d results moved.",
-                    merge.results_moved,
-                )
-                % {
-                    "source": source.player_id,
-                    "target": target.player_id,
-                    "n": merge.results_moved,
-                },
-                messages.SUCCESS,
-            )
-            return None
-        return render(
-            request,
-            "admin/matches/confirm_action.html",
-            {
-                **self.admin_site.each_context(request),
-                "form": form,
-                "selected": players,
-                "action": "merge_players",
-                "title": "Merge two player records",
-            },
-        )
+        query = urlencode({"source": players[0].player_id, "target": players[1].player_id})
+        return redirect(f"{reverse('admin:matches_player_merge')}?{query}")
 
 
 @admin.register(Secretary)
@@ -154,7 +120,7 @@ def reason_action(
     name: str,
     title: str,
     apply: Callable[..., object],
-    done: str,
+    done: Callable[[int], str],
     listed: list[str] | None = None,
 ) -> HttpResponse | None:
     """An admin action that asks for a reason, then hands each selected object to its
@@ -170,7 +136,7 @@ def reason_action(
             except InvalidSubmission as exc:
                 problems = "; ".join(p.message for p in exc.problems)
                 model_admin.message_user(request, f"{obj}: {problems}", messages.WARNING)
-        model_admin.message_user(request, done % count, messages.SUCCESS)
+        model_admin.message_user(request, done(count), messages.SUCCESS)
         return None
     return render(
         request,
@@ -241,7 +207,7 @@ class MatchAdmin(admin.ModelAdmin):
             name="void_matches",
             title="Void matches",
             apply=lambda match, **how: match_void(match=match, **how),
-            done="Voided %d match(es).",
+            done=lambda n: ngettext("Voided %d match.", "Voided %d matches.", n) % n,
             listed=_void_lines(queryset),
         )
 
@@ -270,7 +236,7 @@ class PlayerMergeAdmin(ReadOnlyAdmin):
             name="undo_merges",
             title="Undo merges",
             apply=lambda merge, **how: player_merge_undo(merge=merge, **how),
-            done="Undid %d merge(s).",
+            done=lambda n: ngettext("Undid %d merge.", "Undid %d merges.", n) % n,
         )
 
 
@@ -307,4 +273,8 @@ class ApiKeyAdmin(admin.ModelAdmin):
     @admin.action(description="Revoke the selected API tokens")
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         ended = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
-        self.message_user(request, f"{ended} token(s) revoked.", messages.SUCCESS)
+        self.message_user(
+            request,
+            ngettext("%d token revoked.", "%d tokens revoked.", ended) % ended,
+            messages.SUCCESS,
+        )

@@ -118,6 +118,8 @@ class Secretary(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        verbose_name = _("secretary")
+        verbose_name_plural = _("secretaries")  # not Django's default "secretarys"
         constraints = [
             models.UniqueConstraint(fields=["user", "club"], name="secretary_unique_user_club")
         ]

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from matches import audit
 from matches.clock import federation_tz
@@ -146,7 +147,11 @@ def _check_mergeable(source: Player, target: Player) -> None:
             [
                 Problem(
                     "source",
-                    _("both players played in the same match(es): %(matches)s")
+                    ngettext(
+                        "both players played in the same match: %(matches)s",
+                        "both players played in the same matches: %(matches)s",
+                        len(shared),
+                    )
                     % {"matches": listed},
                 )
             ]

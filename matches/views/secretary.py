@@ -28,6 +28,7 @@ from django.utils.http import urlencode
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET, require_http_methods
+from django_countries import countries
 
 from .. import clock
 from ..countdown import countdown_context
@@ -52,9 +53,10 @@ from ..forms import (
     side_rows_from,
     side_rows_of,
 )
-from ..models import MAX_SIDES, MIN_SIDES, Category, Club, Discipline, Match, Status
+from ..models import MAX_SIDES, MIN_SIDES, Category, Club, Discipline, Match, Player, Status
 from ..months import local_date
 from ..selectors import next_table_number, player_names, secretary_clubs, submissions_of
+from ..selectors.player_search import player_search
 from ..services import (
     InvalidSubmission,
     NotAllowed,
@@ -69,6 +71,8 @@ PAGE_SIZE = 25
 PREVIEW_ROWS = 1_000  # rows of a CSV shown in its preview table (problems are all listed)
 UPLOAD_SALT = "matches.secretary.csv-upload"
 UPLOAD_MAX_AGE = 60 * 60  # seconds a preview can be confirmed
+LOOKUP_SEARCHES = 20  # unknown player ids of one preview looked up by name
+LOOKUP_CANDIDATES = 5  # players offered for each
 
 SecretaryView = Callable[..., HttpResponse]
 
@@ -372,23 +376,65 @@ def _render_upload(
     )
 
 
+def _player_lookups(
+    row: int,
+    row_problems: Sequence[Any],
+    ids: Sequence[str],
+    names: dict[str, str],
+    budget: list[int],
+) -> list[dict[str, Any]]:
+    """For a row whose players were refused: each id that names no player (a typo, a name
+    written instead of an id), with the players the text finds (name, id, club or country;
+    namesakes told apart by club and country). ``budget`` caps the searches of one page."""
+    if not any(p.column == "players" for p in row_problems):
+        return []
+    lookups: list[dict[str, Any]] = []
+    for text in ids:
+        if text in names:
+            continue
+        candidates: list[Player] = []
+        if budget[0] > 0:
+            budget[0] -= 1
+            candidates = list(player_search(text)[:LOOKUP_CANDIDATES])
+        lookups.append(
+            {
+                "id": f"lookup-{row}-{len(lookups) + 1}",
+                "text": text,
+                "candidates": [
+                    {
+                        "player_id": p.player_id,
+                        "name": p.name,
+                        "club": p.club.name if p.club else "—",
+                        "country": countries.name(p.country) or p.country,
+                    }
+                    for p in candidates
+                ],
+            }
+        )
+    return lookups
+
+
 def _preview_context(result: Preview, *, club: Club, token: str | None) -> dict[str, Any]:
     shown = result.batch.rows[:PREVIEW_ROWS]
     names = player_names(pid for row in shown for pid in split_players(row))
     by_row = result.problems_by_row()
     match_of_row = {r.number: m for m in result.batch.matches for r in m.rows}
+    budget = [LOOKUP_SEARCHES]
     rows = []
     for row in shown:
         match = match_of_row.get(row.number)
         first = match is not None and row.number == match.first_row
+        ids = split_players(row)
+        problems = by_row.get(row.number, [])
         rows.append(
             {
                 "row": row,
                 "first": first,
                 "verdict": result.verdicts.get(match.key) if match is not None and first else None,
                 "conflict": result.conflicts.get(match.key) if match is not None else None,
-                "problems": by_row.get(row.number, []),
-                "players": [(p, names.get(p, "")) for p in split_players(row)],
+                "problems": problems,
+                "players": [(p, names.get(p, "")) for p in ids],
+                "lookups": _player_lookups(row.number, problems, ids, names, budget),
             }
         )
     new = [v for v in result.verdicts.values() if not v.already_stored]

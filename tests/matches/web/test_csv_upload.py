@@ -11,6 +11,7 @@ from django.test import Client
 
 from matches.csv_upload import MAX_BYTES, MAX_ROWS, CsvRejected, read_csv
 from matches.models import Channel, Match, Submission
+from tests.matches.factories import ClubFactory, PlayerFactory
 
 from .conftest import BERLIN, counts, text
 
@@ -401,3 +402,35 @@ def test_a_late_file_is_previewed_as_late(sec_client: Client, players, set_now) 
     page = text(upload(sec_client, GOOD).content.decode())
     assert "2 new matches (0 on time, 2 late)" in page
     assert "counts in 2026-04" in page
+
+
+def test_a_player_the_file_names_wrongly_is_looked_up_in_the_preview(
+    sec_client: Client, club, players
+) -> None:
+    """Issue 15, item 1: where a row's player is unknown (a name written for an id, a
+    typo), the preview offers the players the text finds, namesakes told apart by id, club
+    and country, and says which id to write in which row."""
+    other = ClubFactory(club_id="CLUB-SJU", name="Dominó San Juan", country="PR")
+    PlayerFactory(player_id="P-000102", name="Ana Castro", country="CU", club=club)
+    PlayerFactory(player_id="P-000103", name="Ana Castro", country="PR", club=other)
+    content = (
+        HEADER
+        + "a1,2026-03-14,fido,club,1,P-000001,57\n"
+        + "a1,2026-03-14,fido,club,2,Ana Castro,31\n"  # row 3: a name, two players have it
+        + "a1,2026-03-14,fido,club,3,P-000002+P-999999,3\n"  # row 4: an id nobody has
+    )
+    response = upload(sec_client, content)
+    assert response.status_code == 400
+    page = text(response.content.decode())
+    assert (
+        "“Ana Castro” is no federation id. Players it finds: "
+        "P-000102: Ana Castro, Domino Club Seven, Cuba "
+        "P-000103: Ana Castro, Dominó San Juan, Puerto Rico "
+        "Write the right player's id in row 3 instead of “Ana Castro”."
+    ) in page
+    assert "No player is found by “P-999999”." in page
+    assert "Find the player for “P-000002”" not in page  # a known id is not looked up
+    html = response.content.decode()
+    assert 'id="lookup-3-1" list="lookup-3-1-list"' in html
+    assert 'data-template="Write {id} ({name}, {club}, {country}) in row 4 instead of' in html
+    assert not Match.objects.exists()
