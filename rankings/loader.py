@@ -29,6 +29,7 @@ import logging
 import select
 import threading
 from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -48,6 +49,7 @@ PGCOPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 # PostgreSQL dates are days since 2000-01-01; NumPy's since 1970-01-01.
 _PG_EPOCH_DAYS = 10957
 _EPOCH_MONTH_INDEX = 1970 * 12
+_MAX_DAY_SPAN = 1 << 16  # days (180 years): a longer span is converted row by row
 _FLUSH_BYTES = 1 << 20  # the blocks _drain_copy hands on
 
 # The binary types of sql.WINDOW_SIDE_COLUMNS (NumPy big-endian codes; dates are int32).
@@ -198,8 +200,8 @@ def _sides_copy(
         buffers.pop(0)
         stop = start + len(part)
         out["match_id"][start:stop] = part["match_id"]
-        out["month_played"][start:stop] = pg_dates_to_month_index(part["month_played"])
-        out["counting_month"][start:stop] = pg_dates_to_month_index(part["counting_month"])
+        pg_dates_to_month_index(part["month_played"], out["month_played"][start:stop])
+        pg_dates_to_month_index(part["counting_month"], out["counting_month"][start:stop])
         out["base"][start:stop] = part["base"]
         out["side_no"][start:stop] = part["side_position"]
         out["score"][start:stop] = part["score"]
@@ -209,9 +211,33 @@ def _sides_copy(
     return fladub.Sides(**out)
 
 
-def pg_dates_to_month_index(days: npt.NDArray[Any]) -> npt.NDArray[np.int32]:
-    """PostgreSQL binary dates (days since 2000-01-01) -> month indices (year * 12 + m - 1)."""
-    as_days = (days.astype(np.int64) + _PG_EPOCH_DAYS).astype("datetime64[D]")
+def pg_dates_to_month_index(
+    days: npt.NDArray[Any], out: npt.NDArray[np.int32] | None = None
+) -> npt.NDArray[np.int32]:
+    """PostgreSQL binary dates (days since 2000-01-01) -> month indices (year * 12 + m - 1),
+    into ``out`` when given.
+
+    The dates of a window span a few hundred days: the calendar is worked out once per day
+    of that span (a small table) and every row is one lookup in it, where converting each
+    row through ``datetime64[D]`` and ``datetime64[M]`` costs several passes, one of them
+    slow (about 1 s for the two date columns of 12 million rows, against 0.1 s)."""
+    native = days.astype(np.int32)  # big-endian and strided -> native, contiguous
+    if out is None:
+        out = np.empty(len(native), dtype=np.int32)
+    if not len(native):
+        return out
+    low, high = int(native.min()), int(native.max())
+    if high - low > _MAX_DAY_SPAN:  # not a window's dates: convert row by row
+        out[:] = _month_index_of_days(native.astype(np.int64))
+        return out
+    table = _month_index_of_days(np.arange(low, high + 1, dtype=np.int64))
+    native -= low
+    # mode="clip": every index lies in the table; "raise" would buffer the whole output.
+    return np.take(table, native, out=out, mode="clip")
+
+
+def _month_index_of_days(days: npt.NDArray[np.int64]) -> npt.NDArray[np.int32]:
+    as_days = (days + _PG_EPOCH_DAYS).astype("datetime64[D]")
     months = as_days.astype("datetime64[M]").astype(np.int64) + _EPOCH_MONTH_INDEX
     return months.astype(np.int32)
 
@@ -249,11 +275,7 @@ def read_copies(statements: list[str], streams: int | None = None) -> list[bytea
     workers = count if streams is None else max(1, min(streams, count))
     if workers <= 1:
         return [_read_copy(raw, statement) for statement in statements]
-    with raw.cursor() as cursor:
-        cursor.execute("SELECT pg_export_snapshot()")
-        row = cursor.fetchone()
-        assert row is not None  # noqa: S101
-        snapshot = row[0]
+    snapshot = _export_snapshot(raw)
     results: list[bytearray | None] = [None] * count
     errors: list[BaseException] = []
     pending = iter(range(count))
@@ -261,8 +283,7 @@ def read_copies(statements: list[str], streams: int | None = None) -> list[bytea
     extras = [extra_connection() for _ in range(workers - 1)]
     try:
         for extra in extras:
-            extra.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            extra.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
+            _import_snapshot(extra, snapshot)
 
         def run(conn: Any) -> None:
             try:
@@ -287,6 +308,49 @@ def read_copies(statements: list[str], streams: int | None = None) -> list[bytea
     if errors:
         raise errors[0]
     return [r for r in results if r is not None]
+
+
+def _export_snapshot(raw: Any) -> str:
+    with raw.cursor() as cursor:
+        cursor.execute("SELECT pg_export_snapshot()")
+        row = cursor.fetchone()
+        assert row is not None  # noqa: S101
+        return str(row[0])
+
+
+def _import_snapshot(extra: Any, snapshot: str) -> None:
+    extra.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+    extra.execute(f"SET TRANSACTION SNAPSHOT '{snapshot}'")
+
+
+def read_copy_later(statement: str, parse: Callable[[bytearray], Any]) -> Future[Any]:
+    """Start ``statement`` (a ``COPY ... TO STDOUT``) on an extra connection in the snapshot
+    of the caller's transaction (PostgreSQL, the outermost, ``REPEATABLE READ`` one: see
+    :func:`one_snapshot`), drained in a thread; the future holds ``parse(bytes)``.
+
+    The snapshot is imported before this returns, so the caller may end its transaction at
+    once: the extra connection keeps seeing the same data. The connection closes when the
+    read ends, whether or not anyone waits for the result."""
+    connection.ensure_connection()
+    snapshot = _export_snapshot(connection.connection)
+    extra = extra_connection()
+    try:
+        _import_snapshot(extra, snapshot)
+    except BaseException:
+        extra.close()
+        raise
+    future: Future[Any] = Future()
+
+    def run() -> None:
+        try:
+            future.set_result(parse(_read_copy(extra, statement)))
+        except BaseException as exc:  # handed to whoever waits
+            future.set_exception(exc)
+        finally:
+            extra.close()
+
+    threading.Thread(target=run, name="fido-copy-later", daemon=True).start()
+    return future
 
 
 def extra_connection() -> Any:
@@ -455,12 +519,26 @@ def player_order(*, portable: bool = False) -> I64 | None:
             )
         ]
         return _player_order_from(np.array(ids, dtype=np.int64))
-    table = Player._meta.db_table
-    statement = (
-        f'COPY (SELECT id FROM {table} ORDER BY player_id COLLATE "C") '  # noqa: S608
+    (buffer,) = read_copies([_player_order_statement()])
+    return _player_order_of_copy(buffer)
+
+
+def player_order_later() -> Future[I64 | None]:
+    """:func:`player_order` as a future (PostgreSQL, inside the outermost ``REPEATABLE
+    READ`` transaction), read in the background in the same snapshot
+    (:func:`read_copy_later`): the close computes while PostgreSQL sorts the federation
+    ids and the rows arrive."""
+    return read_copy_later(_player_order_statement(), _player_order_of_copy)
+
+
+def _player_order_statement() -> str:
+    return (
+        f'COPY (SELECT id FROM {Player._meta.db_table} ORDER BY player_id COLLATE "C") '  # noqa: S608
         "TO STDOUT (FORMAT binary)"
     )
-    (buffer,) = read_copies([statement])
+
+
+def _player_order_of_copy(buffer: bytearray) -> I64 | None:
     return _player_order_from(parse_binary_copy(buffer, [("id", ">i8")])["id"].astype(np.int64))
 
 

@@ -40,7 +40,7 @@ from . import fladub
 from .models import RankingList
 from .sql import ListInfo
 
-_BLOCK = 1 << 20  # rows per block (the order check, a permuted column's copy)
+_BLOCK = 1 << 20  # rows per block of a permuted column's copy
 INPUT_COLUMNS: tuple[tuple[str, str], ...] = (
     ("match_id", "<i8"),
     ("month_played", "<i4"),
@@ -61,18 +61,11 @@ class InputsDigest:
 
 def _canonical_order(sides: fladub.Sides) -> np.ndarray | None:
     """None when the rows already stand in ``(match_id, side_no, player)`` order (the
-    loader's usual order: a cheap check), else the permutation that sorts them."""
-    m, s, p = sides.match_id, sides.side_no, sides.player
-    ordered = True
-    for start in range(0, max(len(m) - 1, 0), _BLOCK):
-        stop = min(start + _BLOCK, len(m) - 1)
-        dm = m[start + 1 : stop + 1] - m[start:stop]
-        ds = s[start + 1 : stop + 1].astype(np.int32) - s[start:stop]
-        dp = p[start + 1 : stop + 1] - p[start:stop]
-        if not np.all((dm > 0) | ((dm == 0) & ((ds > 0) | ((ds == 0) & (dp > 0))))):
-            ordered = False
-            break
-    return None if ordered else np.lexsort((p, s, m))
+    loader's usual order, which it has already checked: :meth:`fladub.Sides.is_canonical`
+    remembers), else the permutation that sorts them."""
+    if sides.is_canonical():
+        return None
+    return np.lexsort((sides.player, sides.side_no, sides.match_id))
 
 
 def inputs_digest(sides: fladub.Sides) -> InputsDigest:

@@ -11,7 +11,8 @@ In: a discipline and the month R of the list L(R). Out: :class:`Window`, the inp
   whole) in force in every month M played in the window, and in R (L(R - 1): previous
   ranks), in integer cents;
 - ``player_order``: each player's position in federation-id order, the tie-break within
-  a shared rank.
+  a shared rank (with ``order_later``, still being read in the background when the window
+  returns: the close computes meanwhile).
 
 An erratum reads its own window (``basis``: the results as they stood after the events up
 to the basis, docs/fladub.md "Errata"); ``verify_list`` reads the strength lists in force
@@ -28,6 +29,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import time
+from concurrent.futures import Future
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,11 +50,17 @@ class Window:
     month: Month
     sides: fladub.Sides
     published: dict[int, fladub.PublishedList]
-    player_order: loader.I64 | None
+    order: loader.I64 | Future[loader.I64 | None] | None
+    """The player order, or (``window(order_later=True)``) its future."""
 
     @property
     def month_index(self) -> int:
         return self.month.index
+
+    @property
+    def player_order(self) -> loader.I64 | None:
+        """The player order; waits for it while it is still being read."""
+        return self.order.result() if isinstance(self.order, Future) else self.order
 
 
 def window(
@@ -64,12 +72,16 @@ def window(
     shard: tuple[int, int] | None = None,
     basis: ErratumBasis | None = None,
     as_of: dt.datetime | None = None,
+    order_later: bool = False,
 ) -> Window:
     """The results counting in L(month), their strength lists and the player order.
 
     ``shard`` = (w, n): only the whole matches of shard w's players (for
     :func:`rankings.fladub.compute_partial`); ``basis``: an erratum's window; ``as_of``:
-    the strength lists in force just before that instant."""
+    the strength lists in force just before that instant. With ``order_later`` (and the
+    fast path, as the outermost transaction), the player order is still being read, in
+    the same snapshot, when this returns (:func:`rankings.loader.player_order_later`):
+    ``Window.player_order`` waits for it."""
     fast = loader.uses_copy() if portable is None else not portable
     outermost = not connection.in_atomic_block
     if not outermost:
@@ -96,16 +108,12 @@ def window(
             as_of=as_of,
         )
         # A shard's totals need no tie-break: the coordinator ranks (with the order).
-        player_order = None if shard else loader.player_order(portable=not fast)
+        order = None if shard else _order(fast=fast, later=order_later and outermost)
         logger.info(
-            "loaded %s %s: %d results in %.2f s (%d streams), %d published lists and the "
-            "player order in %.2f s",
-            discipline,
-            month,
-            len(sides),
-            loaded - started,
-            streams if fast else 0,
+            "loaded %s %s: %d results in %.2f s (%d streams), %d published lists%s in %.2f s",
+            *(discipline, month, len(sides), loaded - started, streams if fast else 0),
             len(published),
+            " (the player order in the background)" if isinstance(order, Future) else "",
             time.perf_counter() - loaded,
         )
     return Window(
@@ -113,5 +121,11 @@ def window(
         month=month,
         sides=sides,
         published=published,
-        player_order=player_order,
+        order=order,
     )
+
+
+def _order(*, fast: bool, later: bool) -> loader.I64 | Future[loader.I64 | None] | None:
+    if fast and later:
+        return loader.player_order_later()
+    return loader.player_order(portable=not fast)

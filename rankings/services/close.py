@@ -42,6 +42,7 @@ import datetime as dt
 import functools
 import logging
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
@@ -215,14 +216,21 @@ def _compute(
     tracker: RunTracker,
     basis: ErratumBasis | None = None,
 ) -> tuple[fladub.RankingList, seal.InputsDigest]:
-    """Stages 2 and 3: read the window (and hash it, for the seal), compute the list."""
+    """Stages 2 and 3: read the window, compute the list and hash the window (for the
+    seal). The computation on this thread overlaps two waits on the other core: the
+    player order (sorted by PostgreSQL, read in the window's snapshot) is only needed for
+    the ranks at the end, and the hash runs in a thread (``hashlib`` releases the GIL)."""
     tracker.stage("load")
-    inputs = window(discipline=discipline, month=month, streams=streams, basis=basis)
-    digest = seal.inputs_digest(inputs.sides)
-    tracker.stage("compute")
-    ranking = fladub.compute_list(
-        inputs.sides, month.index, inputs.published, player_order=inputs.player_order
+    inputs = window(
+        discipline=discipline, month=month, streams=streams, basis=basis, order_later=True
     )
+    tracker.stage("compute")
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fido-seal") as pool:
+        hashing = pool.submit(seal.inputs_digest, inputs.sides)
+        ranking = fladub.compute_list(
+            inputs.sides, month.index, inputs.published, player_order=lambda: inputs.player_order
+        )
+        digest = hashing.result()
     tracker.stage_done()
     return ranking, digest
 

@@ -3,6 +3,9 @@ window rules, and the PostgreSQL COPY paths give exactly what the portable path 
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
+
 import numpy as np
 import pytest
 
@@ -116,6 +119,44 @@ def test_pg_dates_become_month_indices() -> None:
     ]
 
 
+def test_pg_dates_by_table_equal_the_calendar_row_by_row() -> None:
+    # The lookup table of a window's span, and the row-by-row path of a span too long for
+    # a table, give what the calendar gives for every day (leap years, month ends).
+    rng = np.random.default_rng(11)
+    window_days = rng.integers(9000, 9600, 5000).astype(">i4")
+    wide = np.concatenate([window_days, np.array([-80000, 80000], dtype=">i4")])
+    for days in (window_days, wide):
+        expected = loader._month_index_of_days(days.astype(np.int64))
+        assert np.array_equal(loader.pg_dates_to_month_index(days), expected)
+        out = np.full(len(days), -1, dtype=np.int32)
+        assert loader.pg_dates_to_month_index(days, out) is out
+        assert np.array_equal(out, expected)
+    assert len(loader.pg_dates_to_month_index(np.zeros(0, dtype=">i4"))) == 0
+
+
+def test_the_order_check_works_across_blocks(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Checked in blocks: a disorder right at a block's edge is found, and the answer is
+    # remembered per instance (a new instance from take() checks again).
+    monkeypatch.setattr(fladub, "BLOCK_ROWS", 4)
+    n = 17
+    sides = fladub.Sides(
+        match_id=np.arange(n) // 2,
+        month_played=np.zeros(n),
+        counting_month=np.zeros(n),
+        base=np.full(n, 10.0),
+        side_no=np.arange(n) % 2,
+        score=np.zeros(n),
+        player=np.arange(n),
+    )
+    assert sides.is_canonical()
+    for edge in (3, 4, 7, 8, 15):
+        swapped = np.arange(n)
+        swapped[[edge, edge + 1]] = swapped[[edge + 1, edge]]
+        assert not sides.take(swapped).is_canonical(), edge
+    twice = sides.take(np.r_[np.arange(9), 8, np.arange(9, n)])  # a member twice
+    assert not twice.is_canonical()
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db
 def test_the_copy_writer_stores_what_bulk_create_would() -> None:
@@ -177,3 +218,33 @@ def test_canonical_orders_rows_like_fladub_does() -> None:
     for name in ("match_id", "side_no", "player", "score"):
         assert np.array_equal(getattr(ordered, name), getattr(expected, name))
     assert loader.canonical(ordered) is ordered
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_player_order_read_later_sees_the_window_snapshot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The close reads the player order in the background while it computes: in the
+    # window's snapshot, so that a player created after the window returned (here: while
+    # the read is held back) is not in it, and the order equals the one read at once.
+    random_results(seed=5, matches=60, players=40, months=MONTHS[:3])
+    target = MONTHS[2]
+    at_once = window(discipline="fido", month=target, streams=2, portable=False)
+    release = threading.Event()
+    read_copy = loader._read_copy
+
+    def held_back(conn: object, statement: str) -> bytearray:
+        if "ORDER BY player_id" in statement:
+            assert release.wait(30)
+        return read_copy(conn, statement)
+
+    monkeypatch.setattr(loader, "_read_copy", held_back)
+    later = window(discipline="fido", month=target, streams=2, portable=False, order_later=True)
+    assert isinstance(later.order, Future) and not later.order.done()
+    newcomer = PlayerFactory(player_id="A-000001")  # sorts before every generated id
+    release.set()
+    assert later.player_order is not None and at_once.player_order is not None
+    assert np.array_equal(later.player_order, at_once.player_order)
+    assert newcomer.pk >= len(later.player_order)
+    assert_same_sides(later.sides, at_once.sides)
