@@ -1,7 +1,10 @@
 """The Atom feed of new lists: one entry per published list, newest first.
 
 A reader (the press, a club's website) subscribes once and learns of every list the day it
-is published. Each entry links to the archived list and names its top three.
+is published. Each entry links to the archived list and names its top three. An erratum
+(version 2, 3, ... of a month) is an entry of its own, titled as a corrected version, saying
+which version it replaces and why, and linking to its own version's address; the entry of
+the version it replaced stays.
 """
 
 from __future__ import annotations
@@ -19,10 +22,12 @@ from django.utils.translation import gettext_lazy
 
 from matches.disciplines import DISCIPLINES
 
+from .models import Erratum
+from .selectors.errata import errata_of_lists
 from .selectors.lists import ListInfo, ListRow, latest_published, list_tops
 
-Item = tuple[ListInfo, list[ListRow]]
-"""A published list and its first ranks."""
+Item = tuple[ListInfo, list[ListRow], Erratum | None]
+"""A published list, its first ranks and, for an erratum, the request it answers."""
 FEED_ITEMS = 36  # three disciplines, a year of lists
 TOP = 3
 
@@ -43,17 +48,28 @@ class NewListsFeed(Feed):
     def items(self) -> list[Item]:
         lists = latest_published(FEED_ITEMS)
         tops = list_tops([rl.id for rl in lists], TOP)
-        return [(ranking_list, tops.get(ranking_list.id, [])) for ranking_list in lists]
+        errata = errata_of_lists([rl.id for rl in lists if (rl.edition or 1) > 1])
+        return [(rl, tops.get(rl.id, []), errata.get(rl.id)) for rl in lists]
 
     def item_title(self, item: Item) -> str:
         ranking_list = item[0]
-        return _("%(title)s, %(month)s") % {
+        names = {
             "title": DISCIPLINES[ranking_list.discipline].title,
             "month": date_format(ranking_list.month, "F Y"),
+            "version": ranking_list.edition,
         }
+        if (ranking_list.edition or 1) > 1:
+            return _("%(title)s, %(month)s: corrected version %(version)s") % names
+        return _("%(title)s, %(month)s") % names
 
     def item_description(self, item: Item) -> str:
-        ranking_list, top = item
+        ranking_list, top, found = item
+        erratum = ""
+        if (ranking_list.edition or 1) > 1:
+            erratum = _("Erratum: this version replaces version %(old)s. Why: %(reason)s.") % {
+                "old": (ranking_list.edition or 2) - 1,
+                "reason": found.reason if found is not None else "-",
+            }
         podium = "; ".join(
             f"{row.rank}. {row.name} ({row.country}) {row.fladub_cents / 100:.2f}" for row in top
         )
@@ -63,10 +79,15 @@ class NewListsFeed(Feed):
             sealed = _("SHA-256 of the CSV download: %(sha)s.") % {
                 "sha": ranking_list.seal.content_sha256
             }
-        return " ".join(part for part in (summary, podium, sealed) if part)
+        return " ".join(part for part in (erratum, summary, podium, sealed) if part)
 
     def item_link(self, item: Item) -> str:
         ranking_list = item[0]
+        if (ranking_list.edition or 1) > 1:
+            return reverse(
+                "rankings:ranking_version",
+                args=[ranking_list.discipline, f"{ranking_list.month:%Y-%m}", ranking_list.edition],
+            )
         return reverse(
             "rankings:ranking_month", args=[ranking_list.discipline, f"{ranking_list.month:%Y-%m}"]
         )

@@ -705,6 +705,17 @@ def published_lists(discipline: str | None) -> Statement:
     )
 
 
+def recent_versions(limit: int) -> Statement:
+    """:class:`ListInfo` of the ``limit`` most recently published lists, every version
+    (superseded ones too: each was announced once), newest publication first."""
+    return Statement(
+        f"SELECT {LIST_INFO.sql} FROM {_LIST} l "  # noqa: S608 - placeholders only
+        "WHERE l.status IN (%(published)s, %(superseded)s) AND l.published_at IS NOT NULL "
+        "ORDER BY l.published_at DESC, l.id DESC LIMIT %(limit)s",
+        {"published": PUBLISHED, "superseded": SUPERSEDED, "limit": int(limit)},
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Current:
     """A discipline's current list and a player's entry in it (None: not on it)."""

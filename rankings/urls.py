@@ -41,6 +41,7 @@ _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
     ("dashboard/runs/<int:pk>.json", dashboard.run_status, "run_status"),
     ("dashboard/projection/", dashboard.projection_refresh, "dashboard_projection"),
     ("dashboard/hold/", dashboard.hold_view, "dashboard_hold"),
+    ("dashboard/erratum/", dashboard.erratum_view, "dashboard_erratum"),
     ("dashboard/review/<str:discipline>/", review.review, "dashboard_review"),
     (
         "dashboard/projections/<int:pk>.json",

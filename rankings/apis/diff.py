@@ -5,7 +5,9 @@ Query: ``version`` (the newer list: that version of the month, default its lates
 ``YYYY-MM``; default the version before, else the previous month's latest list), ``page``
 and ``page_size`` (at most 500). Answer: both lists (with their seals), the number of
 players whose place or FLADUB differs, and a page of them: old and new rank, places moved
-(positive: up), old and new FLADUB. 400 for a malformed parameter, 404 when either list
+(positive: up), old and new FLADUB, and the numbers of the corrections and voids of the
+player's own matches that caused it; the corrections themselves (who, when, why, which
+match), numbered from 1. 400 for a malformed parameter, 404 when either list
 does not exist; nothing is ever written.
 """
 
@@ -36,15 +38,33 @@ class _Query(serializers.Serializer):
 
 
 class DiffRowOutput(serializers.Serializer):
-    player_id = serializers.CharField()
-    name = serializers.CharField()
-    old_rank = serializers.IntegerField(allow_null=True)
-    new_rank = serializers.IntegerField(allow_null=True)
+    player_id = serializers.CharField(source="row.player_id")
+    name = serializers.CharField(source="row.name")
+    old_rank = serializers.IntegerField(source="row.old_rank", allow_null=True)
+    new_rank = serializers.IntegerField(source="row.new_rank", allow_null=True)
     moved = serializers.IntegerField(
-        allow_null=True, help_text="places moved up (negative: down); null: on one list only"
+        source="row.moved",
+        allow_null=True,
+        help_text="places moved up (negative: down); null: on one list only",
     )
-    old_fladub = fladub_field(allow_null=True)
-    new_fladub = fladub_field(allow_null=True)
+    old_fladub = fladub_field(source="row.old_fladub", allow_null=True)
+    new_fladub = fladub_field(source="row.new_fladub", allow_null=True)
+    corrections = serializers.ListField(
+        source="causes",
+        child=serializers.IntegerField(),
+        help_text="the numbers (in `corrections`, from 1) of the corrections and voids of "
+        "this player's own matches that caused the move; empty: moved through other "
+        "players' results",
+    )
+
+
+class CorrectionOutput(serializers.Serializer):
+    number = serializers.IntegerField()
+    kind = serializers.CharField(help_text="corrected or voided")
+    at = serializers.DateTimeField()
+    by = serializers.CharField()
+    reason = serializers.CharField()
+    match = serializers.CharField(help_text="the match: club and id")
 
 
 class DiffOutput(serializers.Serializer):
@@ -52,6 +72,11 @@ class DiffOutput(serializers.Serializer):
     new = ListOutput()
     count = serializers.IntegerField(help_text="players whose place or FLADUB differs")
     page = serializers.IntegerField()
+    corrections = CorrectionOutput(
+        many=True,
+        help_text="the corrections and voids made between the two lists' publications that "
+        "touch the newer list's month",
+    )
     results = DiffRowOutput(many=True)
 
 
@@ -106,7 +131,18 @@ class DiffAPI(inputs.PublicAPI):
                     "new": diff.new,
                     "count": diff.total,
                     "page": page,
-                    "results": diff.rows,
+                    "corrections": [
+                        {
+                            "number": number,
+                            "kind": c.kind,
+                            "at": c.at,
+                            "by": c.by,
+                            "reason": c.reason,
+                            "match": c.match,
+                        }
+                        for number, c in enumerate(diff.corrections, start=1)
+                    ],
+                    "results": diff.lines,
                 }
             ).data
         )

@@ -88,6 +88,9 @@ class Card:
     """The projected list and its latest refresh (the view's to fill in)."""
     hold: Any = None
     """The hold of the close (:class:`~rankings.models.CloseHold`), if it is held."""
+    errata: dict[str, Any] | None = None
+    """The months an erratum can correct, the later months to recompute, an erratum under
+    way (:mod:`rankings.selectors.errata`), filled in by the view."""
 
     @property
     def can_close(self) -> bool:

@@ -14,7 +14,8 @@ In: a discipline (and instants, months). Out:
 - :func:`later_months_stale`: the months whose latest version is older than a newer version
   of an earlier month (they read it: opponent strength, previous rank), from the first one
   on: the dashboard offers to recompute them;
-- :func:`erratum_in_progress`: whether an erratum run of the discipline is queued or running.
+- :func:`erratum_in_progress`: whether an erratum run of the discipline is queued or running;
+- :func:`errata_of_lists`: the erratum each of some lists answers (the feed says why).
 
 Reads only; in the user's words nothing (the views and the diff say it).
 """
@@ -29,7 +30,7 @@ from matches.models import MatchEvent, SideMember
 from matches.months import Month
 
 from ..fladub import WINDOW_MONTHS
-from ..models import CloseRun, RankingList
+from ..models import CloseRun, Erratum, RankingList
 from ..sql import ListInfo
 from .cycle import ACTIVE_STATES
 from .lists import published_lists
@@ -195,3 +196,15 @@ def erratum_list(erratum_id: int) -> RankingList | None:
         erratum_id=erratum_id,
         status__in=[RankingList.Status.PUBLISHED, RankingList.Status.SUPERSEDED],
     ).first()
+
+
+def errata_of_lists(list_ids: list[int]) -> dict[int, Erratum]:
+    """List id -> the erratum it answers, for those of ``list_ids`` that are errata (one
+    query)."""
+    return {
+        ranking_list.pk: ranking_list.erratum
+        for ranking_list in RankingList.objects.filter(
+            pk__in=list_ids, erratum__isnull=False
+        ).select_related("erratum")
+        if ranking_list.erratum is not None
+    }

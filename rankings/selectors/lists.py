@@ -145,10 +145,9 @@ def archive() -> Archive:
 
 
 def latest_published(limit: int) -> list[ListInfo]:
-    """The ``limit`` most recently published lists, newest first (the feed)."""
-    lists = [p.ranking_list for p in published_lists()]
-    lists.sort(key=lambda rl: (rl.published_at or dt.datetime.min.replace(tzinfo=dt.UTC), rl.id))
-    return lists[::-1][:limit]
+    """The ``limit`` most recently published lists, every version (an erratum is an entry
+    of its own; the version it replaced stays), newest first (the feed)."""
+    return sql.LIST_INFO.rows(sql.recent_versions(limit))
 
 
 def list_tops(list_ids: Sequence[int], max_rank: int) -> dict[int, list[ListRow]]:

@@ -18,6 +18,13 @@ user who is not staff gets 403.
   reached is a 503 within about 2 s: the run stays recorded, undispatched, and beat sends
   it when the broker is back. A run of the discipline that lost its worker (no heartbeat)
   or was never dispatched is sent again first (:mod:`rankings.services.close_recover`).
+- ``POST /dashboard/erratum/`` (:func:`erratum_view`): ``action=erratum`` with
+  ``discipline``, ``month`` and ``reason`` asks for the next version of a closed month's
+  list (offered when a correction or void touched it since its latest version);
+  ``action=later`` with ``discipline`` and ``reason`` asks that the later months be
+  recomputed in order (:mod:`rankings.services.errata`). Both go through the close
+  service on a worker and show their run's progress like a close; a refusal is a 400 with
+  the reason, nothing recorded; an unreachable queue a 503 (the run waits in the outbox).
 - ``GET /dashboard/runs/<id>.json``: the run's state, stage, percent, timings and error,
   polled every second by ``static/js/dashboard.js``; without JavaScript the page refreshes
   itself while a run is active.
@@ -54,11 +61,13 @@ from ..dispatch import DispatchFailed
 from ..models import CloseRun, ProjectionRun
 from ..selectors import dashboard as reads
 from ..selectors.cycle import active_close_run
+from ..selectors.errata import errata_due, erratum_in_progress, later_months_stale
 from ..selectors.holds import close_hold
 from ..selectors.lists import published_list
 from ..selectors.projection import latest_projection_run, projected_list
 from ..services.close import CloseRefused, month_close_check, month_close_enqueue
 from ..services.close_recover import close_runs_recover, recoverable_runs
+from ..services.errata import ErratumRefused, erratum_request, later_months_recompute
 from ..services.holds import HoldRefused, close_hold_release, close_hold_set
 from ..services.projection import projection_enqueue
 
@@ -181,6 +190,11 @@ def _cards(now: dt.datetime) -> list[reads.Card]:
             run_view=run_view(card.run) if card.run is not None else None,
             projection=_projection_view(card.discipline),
             hold=close_hold(card.discipline),
+            errata={
+                "due": errata_due(card.discipline),
+                "stale": later_months_stale(card.discipline),
+                "running": erratum_in_progress(card.discipline),
+            },
         )
         for card in reads.dashboard_cards(now)
     ]
@@ -459,3 +473,45 @@ def _hold(request: HttpRequest) -> HttpResponse:
     response = redirect(reverse("rankings:dashboard") + f"#discipline-{discipline}")
     response.status_code = 303
     return response
+
+
+# --- errata ------------------------------------------------------------------------------------
+
+
+@never_cache
+@require_POST
+@staff_page
+def erratum_view(request: HttpRequest) -> HttpResponse:
+    """Ask for an erratum (``action=erratum``) or for the later months (``action=later``);
+    400 with the reason for a refusal, else 303 back to the dashboard."""
+    discipline = request.POST.get("discipline", "")
+    action = request.POST.get("action", "")
+    reason = request.POST.get("reason", "")
+    try:
+        if action == "erratum":
+            month = Month.parse(request.POST.get("month", ""))
+            run = erratum_request(
+                discipline=discipline, month=month, reason=reason, by=request.user
+            )
+        elif action == "later":
+            run = later_months_recompute(discipline=discipline, reason=reason, by=request.user)
+        else:
+            raise ErratumRefused(_("Choose an erratum or the recomputation of later months."))
+    except ValueError:
+        return _render_dashboard(
+            request, status=400, close_errors=[_("Not a month (expected YYYY-MM).")]
+        )
+    except ErratumRefused as exc:
+        return _render_dashboard(request, status=400, close_errors=[str(exc)])
+    except DispatchFailed:
+        unreachable = _(
+            "The task queue is unreachable, so the erratum has not started yet. It is "
+            "recorded and starts by itself as soon as the queue is back."
+        )
+        return _render_dashboard(request, status=503, close_errors=[unreachable])
+    messages.success(
+        request,
+        _("The new version of %(month)s is being computed as run %(run)s.")
+        % {"month": Month.of(run.month), "run": run.pk},
+    )
+    return _back_to_dashboard(discipline)

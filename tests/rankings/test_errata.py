@@ -256,3 +256,36 @@ def test_a_second_erratum_waits_for_the_first(history, sent) -> None:
     with pytest.raises(ErratumRefused, match="already under way"):
         erratum_request(discipline="fido", month=Month(2026, 4), reason="t1", by=None)
     assert Erratum.objects.count() == 1
+
+
+def test_the_diff_names_the_corrections_that_caused_each_move(history, sent, client) -> None:
+    _run_task(
+        erratum_request(discipline="fido", month=Month(2026, 3), reason="t1", by=history["admin"])
+    )
+    answer = client.get("/api/rankings/fido/2026-03/diff").json()
+    (correction,) = answer["corrections"]
+    assert correction["number"] == 1 and correction["kind"] == "corrected"
+    assert correction["reason"] == "Di's score was 99, not -4 (scoresheet)"
+    assert correction["match"] == "CLUB-7/t1" and correction["by"] == str(history["admin"])
+    moved = {row["player_id"]: row["corrections"] for row in answer["results"]}
+    assert moved["P-000004"] == [1]  # Di: new on the list, by the correction of t1
+    page = client.get("/ranking/fido/2026-03/diff/").content.decode()
+    assert 'id="correction-1"' in page and "Di&#x27;s score was 99" in page
+    assert '<a href="#correction-1">#1</a>' in page
+    # April v1 against March's latest (v2, published after it): no correction caused that.
+    assert client.get("/api/rankings/fido/2026-04/diff").json()["corrections"] == []
+
+
+def test_the_feed_announces_the_erratum_and_keeps_v1(history, sent, client) -> None:
+    _run_task(
+        erratum_request(
+            discipline="fido", month=Month(2026, 3), reason="t1 rescored", by=history["admin"]
+        )
+    )
+    feed = client.get("/feeds/lists.atom").content.decode()
+    assert "FIDO world ranking, March 2026: corrected version 2" in feed
+    assert "Erratum: this version replaces version 1. Why: t1 rescored." in feed
+    assert "/ranking/fido/2026-03/v2/" in feed
+    assert feed.count("fido-list:fido:2026-03:") == 2  # v1's entry stays
+    german = client.get("/feeds/lists.atom", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert "korrigierte Version 2" in german
