@@ -7,8 +7,8 @@ class MatchesConfig(AppConfig):
 
     def ready(self) -> None:
         # The rules engine knows no Django: give it the active language's translator.
-        from django.utils.translation import gettext
+        from django.utils.translation import gettext, ngettext
 
         from matches.rules import i18n
 
-        i18n.install(gettext)
+        i18n.install(gettext, ngettext)

@@ -313,11 +313,22 @@ def _header(first: list[str]) -> list[str]:
     if missing or unknown or twice:
         parts = []
         if missing:
-            parts.append(_("missing column(s): %(cols)s") % {"cols": ", ".join(missing)})
+            parts.append(
+                ngettext("missing column: %(cols)s", "missing columns: %(cols)s", len(missing))
+                % {"cols": ", ".join(missing)}
+            )
         if unknown:
-            parts.append(_("unknown column(s): %(cols)s") % {"cols": _names(unknown)})
+            parts.append(
+                ngettext("unknown column: %(cols)s", "unknown columns: %(cols)s", len(unknown))
+                % {"cols": _names(unknown)}
+            )
         if twice:
-            parts.append(_("column(s) given twice: %(cols)s") % {"cols": _names(twice)})
+            parts.append(
+                ngettext(
+                    "column given twice: %(cols)s", "columns given twice: %(cols)s", len(twice)
+                )
+                % {"cols": _names(twice)}
+            )
         raise CsvRejected(
             _("The first row must name the columns %(expected)s; %(problems)s.")
             % {"expected": ",".join(COLUMNS), "problems": "; ".join(parts)}

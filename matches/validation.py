@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from fido.text import text_problem
 
@@ -301,7 +302,8 @@ def _check_keys(
         problems.append(
             Problem(
                 join_path(prefix, unknown[0]),
-                _("unknown field(s): %(names)s") % {"names": ", ".join(unknown)},
+                ngettext("unknown field: %(names)s", "unknown fields: %(names)s", len(unknown))
+                % {"names": ", ".join(unknown)},
             )
         )
     if not allow_submitted_at and "submitted_at" in payload:
@@ -463,7 +465,8 @@ def _parse_side(
         problems.append(
             Problem(
                 f"{path}.{extra[0]}",
-                _("unknown field(s): %(names)s") % {"names": ", ".join(extra)},
+                ngettext("unknown field: %(names)s", "unknown fields: %(names)s", len(extra))
+                % {"names": ", ".join(extra)},
             )
         )
     ids = _parse_players(side.get("players"), f"{path}.players", seen, problems)

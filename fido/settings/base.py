@@ -129,6 +129,8 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("de", "Deutsch")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# Dates by name per language (fido/formats/): "24 November 2026" / "24. November 2026".
+FORMAT_MODULE_PATH = ["fido.formats"]
 TIME_ZONE = FIDO_TIMEZONE
 USE_I18N = True
 USE_TZ = True

@@ -42,6 +42,7 @@ from typing import Any
 
 from django.db import IntegrityError, connection
 from django.http import Http404
+from django.utils.translation import ngettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -560,7 +561,15 @@ def _batch_payloads(data: Mapping[str, Any]) -> list[Any]:
     extra = sorted(set(data) - {"matches"})
     if extra:
         problems.append(
-            Problem(extra[0], f'a batch is {{"matches": [...]}} only; unknown field(s): {extra}')
+            Problem(
+                extra[0],
+                ngettext(
+                    'a batch is {"matches": [...]} only; unknown field: %(names)s',
+                    'a batch is {"matches": [...]} only; unknown fields: %(names)s',
+                    len(extra),
+                )
+                % {"names": ", ".join(extra)},
+            )
         )
     payloads = data["matches"]
     if not isinstance(payloads, list):

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any, TextIO
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import ngettext
 
 from matches.registry_import import BadFile, ImportSummary
 
@@ -34,4 +35,7 @@ class RegistryImportCommand(BaseCommand):
         for line, reason in summary.rejected:
             self.stderr.write(f"line {line}: {reason}")
         if summary.rejected:
-            raise CommandError(f"{len(summary.rejected)} line(s) rejected", returncode=1)
+            n = len(summary.rejected)
+            raise CommandError(
+                ngettext("%(n)d line rejected", "%(n)d lines rejected", n) % {"n": n}, returncode=1
+            )

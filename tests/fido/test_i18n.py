@@ -217,3 +217,32 @@ def test_the_language_switch_sets_german_for_the_following_pages(
     # And back to English.
     client.post("/i18n/setlang/", {"language": "en", "next": "/"})
     assert "Cycle dashboard" in client.get("/dashboard/").content.decode()
+
+
+@pytest.mark.django_db
+def test_dates_have_their_periods_in_german(federation: dict[str, Any]) -> None:
+    """Issue 15, item 8: "1. Mai 2026, 00:00", "24. Nov. 2026, 18:30" in German (fido/formats/),
+    "1 May 2026, 00:00" in English; the pages name the format, they write no pattern."""
+    pages = {"en": {}, "de": {}}
+    for language in pages:
+        client = Client(HTTP_ACCEPT_LANGUAGE=language)
+        client.force_login(federation["secretary"])
+        pages[language]["secretary"] = visible_text(client.get("/secretary/").content.decode())
+        pages[language]["archive"] = visible_text(client.get("/archive/").content.decode())
+    # The deadline of April 2026 (the clock is in mid-April).
+    assert "1 May 2026, 00:00 Europe/Berlin" in pages["en"]["secretary"]
+    assert "1. Mai 2026, 00:00 Europe/Berlin" in pages["de"]["secretary"]
+    # When the March list was published (the real clock's day): the abbreviated month.
+    english = r"published \d{1,2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4}, \d\d:"
+    german = (
+        r"veröffentlicht \d{1,2}\. (Jan\.|Feb\.|März|April|Mai|Juni|Juli|Aug\.|Sept?\.|Okt\."
+        r"|Nov\.|Dez\.) \d{4}, \d\d:"
+    )
+    assert re.search(english, pages["en"]["archive"])
+    assert re.search(german, pages["de"]["archive"])
+    patterns = [
+        f"{path}: {found}"
+        for path in Path(settings.BASE_DIR, "templates").rglob("*.html")
+        for found in re.findall(r'\|date:"(j[^"]*)"', path.read_text())
+    ]
+    assert patterns == []

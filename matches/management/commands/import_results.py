@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import ngettext
 
 from matches import clock
 from matches.services import match_import
@@ -83,4 +84,7 @@ class Command(BaseCommand):
             f"imported {imported}, skipped {skipped} (already present), rejected {len(rejected)}"
         )
         if rejected:
-            raise CommandError(f"{len(rejected)} line(s) rejected", returncode=1)
+            n = len(rejected)
+            raise CommandError(
+                ngettext("%(n)d line rejected", "%(n)d lines rejected", n) % {"n": n}, returncode=1
+            )

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from matches.rules.errors import IllegalMove, RecordError
-from matches.rules.i18n import _
+from matches.rules.i18n import _, ngettext
 from matches.rules.model import DRAW, PASS, PLAY, GameRecord, Move, Record, Scoresheet
 from matches.rules.report import (
     BLOCKED,
@@ -369,7 +369,11 @@ class _Replay:
                         after,
                         seat,
                         "correction-missing",
-                        _("%(seat)s was dealt %(owed)s tile(s) too few and never drew them")
+                        ngettext(
+                            "%(seat)s was dealt %(owed)s tile too few and never drew it",
+                            "%(seat)s was dealt %(owed)s tiles too few and never drew them",
+                            owed,
+                        )
                         % {"seat": seat, "owed": owed},
                     )
         return end

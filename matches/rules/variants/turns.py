@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from typing import Protocol, cast
 
 from matches.rules.errors import IllegalMove
-from matches.rules.i18n import _
+from matches.rules.i18n import _, ngettext
 from matches.rules.model import GameRecord, Move
 from matches.rules.report import BLOCKED, DOMINO
 from matches.rules.tiles import Tile
@@ -234,7 +234,12 @@ class Table:
             left = (
                 _("the stock is empty: pass")
                 if not self.stock_left
-                else _("the stock is down to the %(keep)d kept tile(s): pass") % {"keep": self.keep}
+                else ngettext(
+                    "the stock is down to the %(keep)d kept tile: pass",
+                    "the stock is down to the %(keep)d kept tiles: pass",
+                    self.keep,
+                )
+                % {"keep": self.keep}
             )
             raise self.illegal(n, player, "stock-empty", left)
         if self.max_draws is not None and self.drawn_this_turn >= self.max_draws:
@@ -282,7 +287,11 @@ class Table:
                 n,
                 player,
                 "pass-with-stock",
-                _("the stock still holds %(stock_left)s drawable tile(s): draw")
+                ngettext(
+                    "the stock still holds %(stock_left)s drawable tile: draw",
+                    "the stock still holds %(stock_left)s drawable tiles: draw",
+                    self.stock_left,
+                )
                 % {"stock_left": self.stock_left},
             )
         self.passes += 1

@@ -17,6 +17,7 @@ import time
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import ngettext
 
 from matches import clock
 from matches.disciplines import CODES
@@ -92,7 +93,12 @@ class Command(BaseCommand):
                 self.stderr.write(f"{discipline} {month}: {exc}")
         if problems:
             raise CommandError(
-                f"{len(problems)} of {len(disciplines)} close(s) did not publish a list"
+                ngettext(
+                    "%(n)d of %(m)d close did not publish a list",
+                    "%(n)d of %(m)d closes did not publish a list",
+                    len(disciplines),
+                )
+                % {"n": len(problems), "m": len(disciplines)}
             )
 
     def _close(

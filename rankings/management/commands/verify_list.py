@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils.translation import ngettext
 
 from matches.disciplines import CODES
 from matches.months import Month
@@ -72,7 +73,10 @@ class Command(BaseCommand):
         if differences:
             for difference in differences:
                 self.stdout.write(f"  {difference}")
-            failure = f"{subject}: DOES NOT VERIFY ({len(differences)} difference(s))"
+            count = ngettext("%(n)d difference", "%(n)d differences", len(differences)) % {
+                "n": len(differences)
+            }
+            failure = f"{subject}: DOES NOT VERIFY ({count})"
             self.stdout.write(failure)
             return [failure]
         self.stdout.write(f"{subject}: verified (SHA-256 {ranking_list.content_sha256})")

@@ -265,7 +265,7 @@ def test_missing_corrections_are_refused_at_the_end():
         replay(data)
     err = caught.value
     assert (err.move, err.player, err.rule) == (11, "B", "correction-missing")
-    assert err.message == "B was dealt 1 tile(s) too few and never drew them"
+    assert err.message == "B was dealt 1 tile too few and never drew it"
     # With partial the record is reported as it stands.
     assert replay(data, partial=True)["games"][0]["end"] == "domino"
 

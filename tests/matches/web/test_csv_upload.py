@@ -329,9 +329,9 @@ def test_confirm_after_something_changed_stores_nothing(
         (b"\x00\x01\x02", "not a CSV text file"),
         (
             "id,date,discipline,side,players\na,2026-03-14,fido,1,P-000001\n",
-            "missing column(s): category, score",
+            "missing columns: category, score",
         ),
-        (HEADER.replace("players", "player"), "unknown column(s): player"),
+        (HEADER.replace("players", "player"), "unknown column: player"),
         (HEADER + 'a,2026-03-14,fido,club,1,"P-000001"x,1\n', "bad quoting"),
         (HEADER + 'a,2026-03-14,fido,club,1,"P-000001,1\n', "bad quoting"),
         (HEADER + "a,2026-03-14,fido,club,1,P-1,1\n" * (MAX_ROWS + 1), "more than 5000 rows"),

@@ -140,6 +140,9 @@ def test_the_page_against_the_previous_month_in_german(client, lists) -> None:
     html = client.get(PAGE, {"from": "2026-02"}, HTTP_ACCEPT_LANGUAGE="de").content.decode()
     assert "Die Liste für März 2026 gegenüber der Liste für Februar 2026." in text(html)
     assert "Vorher" in html and "ausgeschieden" not in html.split("<tbody>")[0]
+    # Rank movement is a "Veränderung"; "Zug" is a move in a game (issue 15, item 8).
+    head = html.split("<thead>")[1].split("</thead>")[0]
+    assert ">Veränderung<" in head and "Zug" not in head
 
 
 @pytest.mark.parametrize(
