@@ -552,19 +552,44 @@ def list_strengths(list_id: int) -> Statement:
     )
 
 
-def strengths_of_players(list_ids: Collection[int], players: Collection[int]) -> Statement:
-    """:class:`Strength` of the given players' entries in the given lists, and of each
-    list's rank 1. The ids are constants, so that both halves of the condition are
-    index lookups (joined to the lists, PostgreSQL would rather scan every entry)."""
-    list_marks, params = named_list("list", sorted(list_ids))
-    condition = "rank = 1"
-    if players:
-        among, player_params = any_id("player_id", "player", players)
-        condition = f"{among} OR rank = 1"
+def strengths_of_players(players: Mapping[int, Collection[int]]) -> Statement:
+    """:class:`Strength` of the given players' entries in each given list (list id ->
+    players), and of each list's rank 1.
+
+    On PostgreSQL the (list, player) pairs travel as two arrays, each pair one probe of the
+    unique index ``(ranking_list, player)`` (kept a probe by the ``OFFSET 0`` fence, as in
+    :func:`places_of`, whatever the statistics say); the tops are probes of
+    ``(ranking_list, rank)``. Elsewhere: the pairs as ``IN`` lists of placeholders.
+    """
+    list_marks, params = named_list("list", sorted(players))
+    tops = (
+        f"SELECT {STRENGTH.sql} FROM {_ENTRY} "  # noqa: S608 - placeholders only
+        f"WHERE ranking_list_id IN ({list_marks}) AND rank = 1"
+    )
+    pairs = [(list_id, int(p)) for list_id, among in sorted(players.items()) for p in sorted(among)]
+    if not pairs:
+        return Statement(tops, params)
+    if postgres():
+        params["pair_lists"] = "{" + ",".join(str(list_id) for list_id, _p in pairs) + "}"
+        params["pair_players"] = "{" + ",".join(str(p) for _l, p in pairs) + "}"
+        return Statement(
+            f"SELECT {STRENGTH.sql} FROM unnest(CAST(%(pair_lists)s AS bigint[]), "  # noqa: S608
+            "CAST(%(pair_players)s AS bigint[])) AS u(list, player) CROSS JOIN LATERAL "
+            f"(SELECT x.ranking_list_id, x.player_id, x.rank, x.fladub_cents FROM {_ENTRY} x "
+            "WHERE x.ranking_list_id = u.list AND x.player_id = u.player OFFSET 0) e "
+            f"UNION ALL {tops}",
+            params,
+        )
+    conditions = []
+    for n, (_list, among) in enumerate(sorted(players.items())):
+        if not among:
+            continue
+        marks, player_params = named_list(f"player{n}", sorted(among))
+        conditions.append(f"(ranking_list_id = %(list_{n})s AND player_id IN ({marks}))")
         params.update(player_params)
     return Statement(
-        f"SELECT {STRENGTH.sql} FROM {_ENTRY} "  # noqa: S608
-        f"WHERE ranking_list_id IN ({list_marks}) AND ({condition})",
+        f"SELECT {STRENGTH.sql} FROM {_ENTRY} "  # noqa: S608 - placeholders only
+        f"WHERE ranking_list_id IN ({list_marks}) AND ({' OR '.join(conditions)} OR rank = 1)",
         params,
     )
 

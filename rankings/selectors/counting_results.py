@@ -213,6 +213,8 @@ class PlayerPoints:
         self._results = results  # the player's own rows (player index 0)
         self._void_month = void_month  # month index from which a row counts no more
         self._facts: dict[int, sql.MatchFacts] | None = None
+        self.counted: dict[Month, CountingResults[CountedResult]] = {}
+        """What :func:`counted_results` made of each month (they are immutable)."""
 
     def covers(self, month: Month, discipline: str) -> bool:
         return discipline == self.discipline and self.earliest <= month <= self.latest
@@ -288,10 +290,15 @@ def _own_points(
         score=np.array(columns[5], dtype=np.float64),
         player=dense.astype(np.int64),
     )
+    # Each month's opponents are looked up in the list in force that month only.
+    played = np.unique(sides.month_played).tolist()
     published = strength_lists(
         discipline=discipline,
-        months={Month.from_index(i) for i in np.unique(sides.month_played).tolist()},
-        players=players.tolist(),
+        months={Month.from_index(i) for i in played},
+        players={
+            Month.from_index(i): players[np.unique(sides.player[sides.month_played == i])].tolist()
+            for i in played
+        },
     )
     me = int(np.searchsorted(players, player_pk))
     computed = fladub.match_points(sides, _renumbered(published, players))
@@ -368,12 +375,13 @@ def counting_results(
     stop = count if limit is None else min(count, offset + limit)
     shown = breakdown.match_id[offset:stop].tolist()
     tables = _tables(sql.MEMBER_ROWS.rows(sql.match_members(shown))) if shown else {}
+    months = _months(breakdown)
     return CountingResults(
         player_pk=player_pk,
         discipline=discipline,
         month=month,
         results=tuple(
-            _result(breakdown, i, tables[match_id], player_pk)
+            _result(breakdown, i, tables[match_id], player_pk, months)
             for i, match_id in enumerate(shown, start=offset)
         ),
         count=count,
@@ -391,20 +399,26 @@ def counted_results(
     match's facts but without its table (one statement for the facts, none for the
     tables: what a ledger and a forecast need of a busy player's thousand results)."""
     points = _points_for(player_pk, discipline, month, points)
+    found = points.counted.get(month)
+    if found is not None:
+        return found
     breakdown = points.breakdown(month)
     match_ids = breakdown.match_id.tolist()
     facts = points.facts() if match_ids else {}
-    return CountingResults(
+    months = _months(breakdown)
+    found = CountingResults(
         player_pk=player_pk,
         discipline=discipline,
         month=month,
         results=tuple(
-            _counted(breakdown, i, facts[match_id]) for i, match_id in enumerate(match_ids)
+            _counted(breakdown, i, facts[match_id], months) for i, match_id in enumerate(match_ids)
         ),
         count=len(match_ids),
         fladub_cents=breakdown.fladub_cents,
         next_month_cents=_next_month_cents(breakdown),
     )
+    points.counted[month] = found
+    return found
 
 
 def _renumbered(
@@ -441,12 +455,18 @@ def _ref(member: sql.MemberRow) -> PlayerRef:
     return PlayerRef(player_id=member.player_id, name=member.name)
 
 
-def _numbers(breakdown: fladub.Breakdown, i: int) -> dict[str, Any]:
+def _months(breakdown: fladub.Breakdown) -> dict[int, Month]:
+    """The months of a breakdown by index (a few, shared by its thousand results)."""
+    indices = {*breakdown.month_played.tolist(), *breakdown.counting_month.tolist()}
+    return {i: Month.from_index(i) for i in indices}
+
+
+def _numbers(breakdown: fladub.Breakdown, i: int, months: dict[int, Month]) -> dict[str, Any]:
     """Row ``i`` of the core's breakdown as a result's fields."""
     return {
         "match_pk": int(breakdown.match_id[i]),
-        "month_played": Month.from_index(int(breakdown.month_played[i])),
-        "counting_month": Month.from_index(int(breakdown.counting_month[i])),
+        "month_played": months[int(breakdown.month_played[i])],
+        "counting_month": months[int(breakdown.counting_month[i])],
         "age": int(breakdown.age[i]),
         "weight_twelfths": int(breakdown.weight_twelfths[i]),
         "points": float(breakdown.points[i]),
@@ -466,8 +486,10 @@ def _named(match: sql.MatchFacts | sql.MemberRow) -> dict[str, Any]:
     }
 
 
-def _counted(breakdown: fladub.Breakdown, i: int, facts: sql.MatchFacts) -> CountedResult:
-    return CountedResult(**_named(facts), **_numbers(breakdown, i))
+def _counted(
+    breakdown: fladub.Breakdown, i: int, facts: sql.MatchFacts, months: dict[int, Month]
+) -> CountedResult:
+    return CountedResult(**_named(facts), **_numbers(breakdown, i, months))
 
 
 def _result(
@@ -475,6 +497,7 @@ def _result(
     i: int,
     table: Table,
     player_pk: int,
+    months: dict[int, Month],
 ) -> CountingResult:
     """Row ``i`` of the core's breakdown, with the table it was played at."""
     my_position = next(
@@ -492,7 +515,7 @@ def _result(
     )
     return CountingResult(
         **_named(me),
-        **_numbers(breakdown, i),
+        **_numbers(breakdown, i, months),
         side_score=me.score,
         place=1 + sum(1 for side in others if side.score > me.score),
         sides=len(table),

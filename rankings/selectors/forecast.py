@@ -16,6 +16,7 @@ a later month) are not in it: this is the calendar of what is already there.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,7 +24,7 @@ import numpy as np
 from matches.months import Month
 
 from .. import fladub
-from .counting_results import CountedResult, CountingResults, PlayerPoints, counted_results
+from .counting_results import CountedResult, PlayerPoints, counted_results
 from .cycle import open_month
 
 MONTHS_AHEAD = 12
@@ -47,17 +48,20 @@ class Forecast:
     months: tuple[ForecastMonth, ...] = ()
 
 
-def _totals_cents(results: CountingResults[CountedResult], month: Month) -> int:
-    rows = results.results
-    if not rows:
-        return 0
-    core = fladub.Results(
-        match_id=np.array([r.match_pk for r in rows], dtype=np.int64),
-        month_played=np.array([r.month_played.index for r in rows], dtype=np.int32),
-        counting_month=np.array([r.counting_month.index for r in rows], dtype=np.int32),
-        player=np.zeros(len(rows), dtype=np.int64),
-        points=np.array([r.points for r in rows], dtype=np.float64),
+def _core(results: tuple[CountedResult, ...]) -> fladub.Results:
+    """The results as the FLADUB core's columns (built once, evaluated at every month)."""
+    return fladub.Results(
+        match_id=np.array([r.match_pk for r in results], dtype=np.int64),
+        month_played=np.array([r.month_played.index for r in results], dtype=np.int32),
+        counting_month=np.array([r.counting_month.index for r in results], dtype=np.int32),
+        player=np.zeros(len(results), dtype=np.int64),
+        points=np.array([r.points for r in results], dtype=np.float64),
     )
+
+
+def _totals_cents(core: fladub.Results, month: Month) -> int:
+    if not len(core.match_id):
+        return 0
     totals = fladub.player_totals(core, month.index)
     return int(totals.fladub_cents[0]) if len(totals.player) else 0
 
@@ -72,18 +76,21 @@ def player_forecast(
     if start is None:
         return Forecast(discipline=discipline, start=None)
     now = counted_results(player_pk, discipline=discipline, month=start, points=points)
+    core = _core(now.results)
+    played: dict[Month, list[CountedResult]] = defaultdict(list)
+    for result in now.results:
+        played[result.month_played].append(result)
     months = []
-    previous = _totals_cents(now, start)
+    previous = _totals_cents(core, start)
     for ahead in range(MONTHS_AHEAD):
         month = start + ahead
-        cents = _totals_cents(now, month)
-        gone = month + (-fladub.WINDOW_MONTHS)
+        cents = _totals_cents(core, month)
         months.append(
             ForecastMonth(
                 month=month,
                 fladub_cents=cents,
                 change_cents=cents - previous,
-                leaving=tuple(r for r in now.results if r.month_played == gone),
+                leaving=tuple(played.get(month + (-fladub.WINDOW_MONTHS), ())),
             )
         )
         previous = cents

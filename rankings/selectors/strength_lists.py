@@ -1,6 +1,7 @@
 """The strength lists: the published lists that opponent strength is read from.
 
-In: a discipline, months M, and optionally a set of players (``Player`` primary keys).
+In: a discipline, months M, and optionally the players (``Player`` primary keys) whose
+strength each month M needs.
 Out: month index of L(M - 1) -> :class:`rankings.fladub.PublishedList` (FLADUB in integer
 cents) for every M whose list in force, L(M - 1), is published: what
 :func:`rankings.fladub.match_points` takes (SPEC.md section 4.2: a match of month M reads
@@ -9,11 +10,14 @@ L(M - 1)).
 - Whole lists (no ``players``): every entry. The close reads them so
   (:func:`rankings.selectors.window.window`), on PostgreSQL through the loader's binary
   ``COPY`` on ``streams`` connections.
-- Restricted to ``players``: their entries, plus each list's top entry (F_max, the divisor
+- Restricted to ``players`` (month M -> the players of the matches of M): each list's
+  entries of the players of the month it serves, plus its top entry (F_max, the divisor
   of q = F / F_max, so that a restricted list gives every listed player the q the whole
   list gives). Two statements whatever the number of months: the lists, then their
-  entries of those players or of rank 1. A player's counting results read them so
-  (:func:`rankings.selectors.counting_results.counting_results`).
+  entries of those players or of rank 1 (a probe per (list, player) pair: a busy player's
+  4,600 opponents over 12 months are some 4,600 probes, not 12 times as many). A
+  player's counting results read them so
+  (:func:`rankings.selectors.counting_results.player_points`).
 
 Guaranteed: published lists only; both forms give every player of ``players`` the same q.
 The caller owns the transaction (the close reads in one snapshot).
@@ -22,7 +26,7 @@ The caller owns the transaction (the close reads in one snapshot).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 
 import numpy as np
 
@@ -35,13 +39,14 @@ def strength_lists(
     *,
     discipline: str,
     months: Iterable[Month],
-    players: Collection[int] | None = None,
+    players: Mapping[Month, Collection[int]] | None = None,
     streams: int = 1,
     portable: bool = False,
     as_of: dt.datetime | None = None,
 ) -> dict[int, fladub.PublishedList]:
-    """The lists in force in ``months`` (L(M - 1) for each M), whole or restricted to
-    ``players`` and each list's top entry; keyed by the month index of the list. With
+    """The lists in force in ``months`` (L(M - 1) for each M), whole or restricted to the
+    players each month M needs (``players[M]``) and each list's top entry; keyed by the
+    month index of the list. With
     ``as_of``: the versions in force just before that instant (a list published then read
     these: ``verify_list``), else the latest versions."""
     lists = _published_ids(discipline, {m.prev() for m in months}, as_of)
@@ -49,7 +54,8 @@ def strength_lists(
         return {}
     if players is None:
         return loader.whole_lists(lists, streams=streams, portable=portable)
-    return _restricted(lists, players)
+    wanted = {index: set(players.get(Month.from_index(index).next(), ())) for index in lists}
+    return _restricted(lists, wanted)
 
 
 def _published_ids(
@@ -67,14 +73,17 @@ def _published_ids(
     return dict(sorted(found.items()))
 
 
-def _restricted(lists: dict[int, int], players: Collection[int]) -> dict[int, fladub.PublishedList]:
+def _restricted(
+    lists: dict[int, int], wanted: dict[int, set[int]]
+) -> dict[int, fladub.PublishedList]:
+    """The lists (month index -> id) restricted to the players ``wanted`` of each."""
     month_of = {list_id: index for index, list_id in lists.items()}
-    wanted = set(players)
     cents: dict[int, dict[int, int]] = {index: {} for index in lists}
     tops: dict[int, tuple[int, int]] = {}
-    for row in sql.STRENGTH.rows(sql.strengths_of_players(lists.values(), wanted)):
+    pairs = {list_id: wanted[index] for index, list_id in lists.items()}
+    for row in sql.STRENGTH.rows(sql.strengths_of_players(pairs)):
         index = month_of[row.list_id]
-        if row.player in wanted:
+        if row.player in wanted[index]:
             cents[index][row.player] = row.fladub_cents
         if row.rank == 1 and row.fladub_cents > tops.get(index, (0, 0))[1]:
             tops[index] = (row.player, row.fladub_cents)

@@ -70,7 +70,7 @@ def _strength(
 ) -> dict[int, fladub.PublishedList]:
     """The list in force for ``month``, restricted to ``players`` (pk -> dense index) and
     its top entry, renumbered densely (new indices for players outside the tables)."""
-    published = strength_lists(discipline=discipline, months=[month], players=players.keys())
+    published = strength_lists(discipline=discipline, months=[month], players={month: players})
     dense = dict(players)
     renumbered = {}
     for index, listed in published.items():
