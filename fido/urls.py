@@ -6,6 +6,10 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from . import health, views
 
+# INSTALLED_APPS has SimpleAdminConfig: the apps' admin modules register here, when the
+# URLs load, not at every process's start-up.
+admin.autodiscover()
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", health.healthz, name="healthz"),

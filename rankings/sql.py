@@ -45,7 +45,6 @@ from matches import sql as matches_sql
 from matches.models import Club, Match, MatchEvent, Player, SideMember
 from matches.months import Month
 
-from .fladub import WINDOW_MONTHS
 from .models import CurrentList, EntryFigures, RankingEntry, RankingList
 
 M = TypeVar("M", bound=models.Model)
@@ -291,6 +290,8 @@ def erratum_basis() -> Statement:
 
 
 def window_params(discipline: str, month: Month) -> Params:
+    from .fladub import WINDOW_MONTHS  # NumPy: not before a statement needs it (start-up)
+
     return {
         "discipline": discipline,
         "month": month.first_day,
@@ -300,6 +301,8 @@ def window_params(discipline: str, month: Month) -> Params:
 
 def span_params(discipline: str, earliest: Month, latest: Month) -> Params:
     """The parameters of :func:`span_condition` for the lists L(earliest) .. L(latest)."""
+    from .fladub import WINDOW_MONTHS
+
     return {
         **window_params(discipline, latest),
         "first": (earliest + (1 - WINDOW_MONTHS)).first_day,

@@ -40,7 +40,10 @@ FIDO_CLOSE_LOAD_STREAMS = env.int("FIDO_CLOSE_LOAD_STREAMS", default=2)
 FIDO_CLOSE_WRITE_STREAMS = env.int("FIDO_CLOSE_WRITE_STREAMS", default=2)
 
 INSTALLED_APPS = [
-    "django.contrib.admin",
+    # The admin without its autodiscovery at start-up: fido/urls.py discovers the apps'
+    # admin modules when the URLs load (the web process), so that a management command
+    # or a worker does not import every admin, form and service module (issue 12).
+    "django.contrib.admin.apps.SimpleAdminConfig",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",

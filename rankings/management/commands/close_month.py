@@ -24,13 +24,7 @@ from matches.disciplines import CODES
 from matches.months import Month
 from rankings.models import CloseRun, RankingList
 from rankings.selectors.lists import ListInfo, published_list
-from rankings.services.close import (
-    CloseRefused,
-    month_close,
-    month_close_check,
-    month_close_enqueue,
-)
-from rankings.services.close_run import close_run_create
+from rankings.services.close_run import CloseRefused, close_run_create
 
 REPORTED_STAGES = ("load", "compute", "write", "publish")
 POLL_SECONDS = 0.5
@@ -108,6 +102,10 @@ class Command(BaseCommand):
         if already is not None:
             self.stdout.write(f"{discipline} {month}: already published ({_describe(already)})")
             return
+        # Only now the close itself (NumPy, the loader, the writer): a month already
+        # published, the common answer of a retried command, starts without them.
+        from rankings.services.close import month_close, month_close_check, month_close_enqueue
+
         month_close_check(month=month, discipline=discipline, now=clock.now())
         if inline or workers > 1:
             run = close_run_create(month=month, discipline=discipline)
