@@ -2,11 +2,16 @@
 
 from django.urls import path
 
-from .apis import diff, forecast, ledger, lists, players, projection, whatif
+from .apis import diff, forecast, head_to_head, ledger, lists, players, projection, whatif
 from .http_cache import list_cached
 
 _ROUTES = [
     # (route under /api/, view, name); the more specific routes first.
+    (
+        "players/<str:player_id>/head-to-head/<str:other_id>",
+        head_to_head.HeadToHeadAPI,
+        "api-ranking-head-to-head",
+    ),
     ("players/<str:player_id>/forecast", forecast.PlayerForecastAPI, "api-ranking-player-forecast"),
     ("players/<str:player_id>/ledger", ledger.PlayerLedgerAPI, "api-ranking-player-ledger"),
     ("players/<str:player_id>/results", players.PlayerResultsAPI, "api-ranking-player-results"),

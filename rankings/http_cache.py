@@ -26,6 +26,11 @@ downloads), on GET and HEAD:
   get ``Cache-Control: private, no-cache`` and still an ETag.
 - Unknown disciplines and months fall through to the view (its 4xx); nothing is cached
   for them.
+- The Atom feeds (new lists, a player's rank changes) are decorated with
+  :func:`publications_cached`: a weak ``ETag`` from the newest list version (one query:
+  it changes at every publication, an erratum included), the code version, the path and
+  the language; ``public, max-age=`` :data:`CURRENT_MAX_AGE`; ``304`` on a matching
+  ``If-None-Match`` without building the feed.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from matches.disciplines import CODES
 from matches.months import Month
 
 from . import seal
-from .selectors.lists import current_list, published_list
+from .selectors.lists import current_list, publication_mark, published_list
 from .sql import ListInfo
 
 logger = logging.getLogger(__name__)
@@ -196,3 +201,24 @@ def list_cached(
         return wrapped
 
     return decorate
+
+
+def publications_cached(view: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a feed whose content changes only when a list version is published."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        if request.method not in {"GET", "HEAD"}:
+            return view(request, *args, **kwargs)
+        last_id, versions = publication_mark()
+        etag = _etag(request, f"publications-{last_id}-{versions}", None)
+        if _matches(request, etag):
+            response: HttpResponse = HttpResponseNotModified()
+        else:
+            response = view(request, *args, **kwargs)
+            if response.status_code != 200:
+                return response
+        _stamp(response, request, etag, version=None, page=False)
+        return response
+
+    return wrapped

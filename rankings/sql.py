@@ -1216,3 +1216,115 @@ def list_diff(old_id: int, new_id: int, *, limit: int, offset: int) -> Statement
 
 def list_diff_count(old_id: int, new_id: int) -> Statement:
     return Statement(f"SELECT count(*) {_DIFF}", {"old": old_id, "new": new_id})
+
+
+# --- two players: their shared matches (head-to-head) ------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SharedMatch:
+    """A match both players sat at, with each one's side and score (the head-to-head)."""
+
+    match_id: int
+    date_played: dt.date
+    side_a: int
+    score_a: int
+    side_b: int
+    score_b: int
+
+
+SHARED_MATCH = Select(
+    SharedMatch,
+    convert={"date_played": (Match, "date_played")},
+    match_id="s.match_id",
+    date_played="x.date_played",
+    side_a="s.side_position",
+    score_a="s.score",
+    side_b="t.side_position",
+    score_b="t.score",
+)
+
+
+def shared_matches(player_a: int, player_b: int, discipline: str) -> Statement:
+    """:class:`SharedMatch` of every match of ``discipline`` at which both players sat,
+    newest first, except voided ones (a correction voids the revision it replaces, so a
+    superseded revision is left out too): ``a``'s results on the ``member_player`` index,
+    ``b``'s seat in each on ``member_once_per_match``."""
+    return Statement(
+        f"SELECT {SHARED_MATCH.sql} FROM {_MEMBER} s "  # noqa: S608
+        f"JOIN {_MEMBER} t ON t.match_id = s.match_id AND t.player_id = %(b)s "
+        f"JOIN {_MATCH} x ON x.id = s.match_id "
+        "WHERE s.player_id = %(a)s AND s.discipline = %(discipline)s "
+        "AND s.void_effective_month IS NULL "
+        "ORDER BY x.date_played DESC, s.match_id DESC",
+        {"a": player_a, "b": player_b, "discipline": discipline},
+    )
+
+
+# --- a player in every version of every list (the player's feed) --------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ListStanding:
+    """A published or superseded list version and the player's place in it (rank None
+    and FLADUB 0 when it does not hold them)."""
+
+    list_id: int
+    discipline: str
+    month: dt.date
+    edition: int | None
+    published_at: dt.datetime | None
+    entry_count: int
+    rank: int | None
+    fladub_cents: int
+
+    @property
+    def list_month(self) -> Month:
+        return Month.of(self.month)
+
+
+LIST_STANDING = Select(
+    ListStanding,
+    convert={"month": (RankingList, "month"), "published_at": (RankingList, "published_at")},
+    list_id="l.id",
+    discipline="l.discipline",
+    month="l.month",
+    edition="l.edition",
+    published_at="l.published_at",
+    entry_count="l.entry_count",
+    rank="e.rank",
+    fladub_cents="COALESCE(e.fladub_cents, 0)",
+)
+
+
+def player_standings(player_pk: int) -> Statement:
+    """Every version of every list ever published (the latest and the superseded ones),
+    per discipline in (month, version) order (a later version has a higher id), with a
+    probe for the player's entry."""
+    return Statement(
+        f"SELECT {LIST_STANDING.sql} FROM {_LIST} l "  # noqa: S608
+        f"LEFT JOIN {_ENTRY} e ON e.ranking_list_id = l.id AND e.player_id = %(player)s "
+        "WHERE l.status IN (%(published)s, %(superseded)s) "
+        "ORDER BY l.discipline, l.month, l.id",
+        {"player": player_pk, "published": PUBLISHED, "superseded": SUPERSEDED},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PublicationMark:
+    """What changes whenever a list version is published: the newest one's id and the
+    number of versions (the player feed's ETag)."""
+
+    last_id: int | None
+    versions: int
+
+
+PUBLICATION_MARK = Select(PublicationMark, last_id="max(l.id)", versions="count(*)")
+
+
+def publication_mark() -> Statement:
+    return Statement(
+        f"SELECT {PUBLICATION_MARK.sql} FROM {_LIST} l "  # noqa: S608
+        "WHERE l.status IN (%(published)s, %(superseded)s)",
+        {"published": PUBLISHED, "superseded": SUPERSEDED},
+    )

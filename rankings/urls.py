@@ -7,8 +7,9 @@ from typing import Any
 from django.urls import path
 
 from .feeds import NewListsFeed
-from .http_cache import list_cached
-from .views import dashboard, diff, public, review, whatif
+from .http_cache import list_cached, publications_cached
+from .player_feed import PlayerRankFeed
+from .views import calendar, dashboard, diff, head_to_head, public, review, whatif
 
 app_name = "rankings"
 _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
@@ -32,10 +33,15 @@ _ROUTES: list[tuple[str, Callable[..., Any], str]] = [
     ("ranking/<str:discipline>/<str:month>/diff/", diff.list_changes, "ranking_diff"),
     ("players/<str:player_id>/", public.player, "player"),
     ("players/<str:player_id>/badge.svg", public.player_badge, "player_badge"),
+    # A feed changes only at a publication: an ETag from the newest list version.
+    ("players/<str:player_id>/feed.atom", publications_cached(PlayerRankFeed()), "feed_player"),
+    ("players/<str:player_id>/versus/", head_to_head.versus_form, "head_to_head_form"),
+    ("players/<str:player_id>/versus/<str:other_id>/", head_to_head.versus, "head_to_head"),
     ("clubs/", public.clubs, "clubs"),
     ("clubs/<str:club_id>/", public.club, "club"),
     ("archive/", public.archive, "archive"),
-    ("feeds/lists.atom", NewListsFeed(), "feed_lists"),
+    ("feeds/lists.atom", publications_cached(NewListsFeed()), "feed_lists"),
+    ("calendar.ics", calendar.cycle_calendar, "calendar"),
     ("dashboard/", dashboard.dashboard, "dashboard"),
     ("dashboard/close/", dashboard.month_close, "dashboard_close"),
     ("dashboard/runs/<int:pk>.json", dashboard.run_status, "run_status"),

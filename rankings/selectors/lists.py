@@ -13,7 +13,8 @@ a list's entries are read page by page (:mod:`rankings.selectors.list_page`) or 
   marked current or not; :func:`discipline_lists` (the ranking page's month switcher),
   :func:`archive` (the archive page's table) and :func:`latest_published` (the feed) are
   views of it;
-- :func:`list_tops`: the first ranks of several lists at once (the feed).
+- :func:`list_tops`: the first ranks of several lists at once (the feed);
+- :func:`publication_mark`: what changes at every publication (the feeds' ETag).
 
 Guaranteed: published lists only; one query per function, whatever the number of lists.
 """
@@ -47,6 +48,7 @@ __all__ = [
     "discipline_lists",
     "latest_published",
     "list_tops",
+    "publication_mark",
     "published_list",
     "published_lists",
 ]
@@ -158,3 +160,10 @@ def list_tops(list_ids: Sequence[int], max_rank: int) -> dict[int, list[ListRow]
     for found in sql.LISTED_ROW.rows(sql.top_rows(list_ids, max_rank)):
         grouped[found.list_id].append(found.row)
     return grouped
+
+
+def publication_mark() -> tuple[int | None, int]:
+    """(the newest list version's id, the number of versions, latest and superseded): it
+    changes whenever a list or an erratum is published."""
+    mark = sql.PUBLICATION_MARK.rows(sql.publication_mark())[0]
+    return mark.last_id, mark.versions
