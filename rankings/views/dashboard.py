@@ -353,7 +353,8 @@ def run_payload(run: CloseRun) -> dict[str, Any]:
         else {
             "id": ranking_list.pk,
             "month": str(Month.of(ranking_list.month)),
-            "version": ranking_list.version,
+            # The public version (v2 for an erratum), not the attempt's number.
+            "version": ranking_list.edition or ranking_list.version,
             "entries": ranking_list.entry_count,
             "url": reverse(
                 "rankings:ranking_month",

@@ -103,3 +103,43 @@ def test_an_admin_closes_a_month_and_watches_the_job_publish_it(
     page.get_by_role("link", name="2026-03").first.click()
     assert page.url.endswith("/ranking/fido/2026-03/")
     assert page.locator("table").first.is_visible()
+
+
+def test_an_admin_publishes_a_corrected_version_from_the_dashboard(
+    page: Any, live_worker: Any, march: list[Player]
+) -> None:
+    """After a void touched closed March, the card offers its erratum with the void listed;
+    the admin gives a reason and presses the button; the worker publishes version 2, which
+    the card links once done, and v1 says it is superseded."""
+    from matches import clock
+    from matches.models import Match
+    from matches.services import match_void
+    from tests.rankings.factories import close
+
+    close("2026-03")
+    match_void(
+        match=Match.objects.get(external_id="t0"), by=None, reason="wrong table", now=clock.now()
+    )
+    UserFactory(username="chair", password=PASSWORD, is_staff=True)
+    log_in(page, "chair", PASSWORD)
+    page.goto("/dashboard/")
+    card = page.locator("#discipline-fido")
+    form = card.locator("#erratum-fido-2026-03")
+    assert "1 correction or void touched 2026-03 since its version 1:" in form.inner_text()
+    assert "wrong table" in form.inner_text()
+    button = form.get_by_role("button", name="Publish a corrected version of 2026-03")
+    button.click()  # without a reason the browser refuses to send (required)
+    assert (
+        page.url.endswith("/dashboard/")
+        and not CloseRun.objects.filter(erratum__isnull=False).exists()
+    )
+    form.get_by_label("Reason (recorded)").fill("t0 was not a FIDO table")
+    button.click()
+    page.wait_for_url("**/dashboard/**")
+    run = CloseRun.objects.get(erratum__isnull=False)
+    link = page.get_by_role("link", name="Published: the list of 2026-03, version 2")
+    link.wait_for(timeout=90_000)
+    run.refresh_from_db()
+    assert run.state == CloseRun.State.SUCCEEDED and run.erratum.reason == "t0 was not a FIDO table"
+    page.goto("/ranking/fido/2026-03/v1/")
+    assert "This version of the list has been superseded by version 2." in page.inner_text("body")
