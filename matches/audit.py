@@ -10,7 +10,7 @@ Contract:
   fixture or an admin form that saves such a row by hand is refused before any SQL runs.
 - Bulk statements (``QuerySet.update``, raw SQL, ``COPY``) are not intercepted here: they
   only appear in the services, and published lists are guarded by the database itself
-  (rankings migrations 0002 and 0003).
+  (rankings migration 0001_squashed_0011, formerly 0002 and 0004).
 - The Django admin shows these models read-only (``matches.admin.ReadOnlyAdmin``): no add,
   change or delete for anyone, superusers included.
 

@@ -6,11 +6,12 @@ Invariants, kept by constraints as well as by :mod:`rankings.services`:
   Other lists of the same month are attempts (``computing``: a job wrote or is writing
   it; ``failed``: it died) and each has its own ``version`` (the attempt's number);
 - ``edition`` is the public version of a month's list (v1 the close, v2 the first
-  erratum, ...), unique per month, set at publication (migration 0010);
+  erratum, ...), unique per month, set at publication (migration 0010, now in
+  0001_squashed_0011);
 - a published or superseded list and its entries never change (the services refuse; on
-  PostgreSQL a trigger refuses UPDATE, DELETE and INSERT on them, see migrations 0002,
-  0003 and 0010); the one change allowed is the status published -> superseded, nothing
-  else in the row;
+  PostgreSQL a trigger refuses UPDATE, DELETE and INSERT on them, see the migration
+  0001_squashed_0011, formerly 0002, 0004 and 0010); the one change allowed is the status
+  published -> superseded, nothing else in the row;
 - one :class:`CurrentList` row per discipline points at the list readers see: publishing
   flips it in the same transaction that marks the list published, so a reader sees the
   old list or the new one, never a mix;
@@ -85,7 +86,7 @@ class RankingList(AuditRecord):
     # The seal (rankings.seal): what anyone can check the list against; written by the
     # close before the publication, null on lists published before seals existed. Nullable
     # without default so that SQLite adds the columns in place: rebuilding the table would
-    # drop the triggers of migration 0002.
+    # drop the triggers of migration 0002 (now in 0001_squashed_0011).
     content_sha256 = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     inputs_sha256 = models.CharField(max_length=64, null=True, blank=True)  # noqa: DJ001
     inputs_count = models.PositiveBigIntegerField(null=True, blank=True)
@@ -148,7 +149,7 @@ class RankingEntry(EntryFigures, AuditRecord):
 
     # No per-row foreign-key triggers: a list is a million rows written by one COPY, and
     # PostgreSQL would check each row on its own (about 9 s). The statement trigger of
-    # migration 0003 checks the whole COPY with one anti-join instead.
+    # migration 0004 (now in 0001_squashed_0011) checks the whole COPY with one anti-join instead.
     ranking_list = models.ForeignKey(
         RankingList,
         on_delete=models.CASCADE,
@@ -174,8 +175,9 @@ class RankingEntry(EntryFigures, AuditRecord):
         ordering = ["ranking_list", "rank", "player"]
         verbose_name_plural = "ranking entries"
         # A list in list order is read through ``entry_list_order`` (ranking_list, rank, id)
-        # INCLUDE (player_id), migration 0003. Every index here costs the close a pass of
-        # a million inserts: this set is the smallest that serves every read (0006).
+        # INCLUDE (player_id), migration 0003 (now in 0001_squashed_0011). Every index here
+        # costs the close a pass of a million inserts: this set is the smallest that serves
+        # every read (0006).
         constraints = [
             # List first, so that a close's inserts stay in one compact region of the index
             # however many lists there are; on PostgreSQL it INCLUDEs (rank, id), so a

@@ -13,8 +13,9 @@ matches very many players (the API's), a bounded amount of index work per query.
 List order. The writer stores a list's entries in list order (FLADUB descending, then
 federation id), so within a list (rank, entry id) is the export's (rank, federation id),
 and the ``(ranking_list, rank, id) INCLUDE (player_id)`` index ``entry_list_order``
-(migration 0003) serves it without reading the players. Groups of equal FLADUB can hold
-tens of thousands of players, so pages never sort or skip a group through the players.
+(migration 0003, now in 0001_squashed_0011) serves it without reading the players.
+Groups of equal FLADUB can hold tens of thousands of players, so pages never sort or skip
+a group through the players.
 
 A whole list has page numbers (:func:`rankings.sql.numbered_page`: anchor, skip, rows).
 
