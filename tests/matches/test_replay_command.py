@@ -8,16 +8,13 @@ touches the database.
 
 import io
 import json
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
-from .rules.fido_records import DOMINO_GAME, SECTION_2_EXAMPLE
+from tests.processes import run_python
 
-ROOT = Path(__file__).resolve().parents[2]
+from .rules.fido_records import DOMINO_GAME, SECTION_2_EXAMPLE
 
 
 def write(tmp_path, content, name="record.json"):
@@ -104,21 +101,11 @@ def test_reads_standard_input(monkeypatch):
 
 
 def test_manage_py_exit_status_and_streams(tmp_path):
-    good = subprocess.run(
-        [sys.executable, "manage.py", "replay", write(tmp_path, DOMINO_GAME)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    good = run_python("manage.py", "replay", write(tmp_path, DOMINO_GAME), timeout=300)
     assert good.returncode == 0
     assert json.loads(good.stdout)["session"]["winners"] == ["B"]
-    bad = subprocess.run(
-        [sys.executable, "manage.py", "replay", write(tmp_path, SECTION_2_EXAMPLE, "bad.json")],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=False,
+    bad = run_python(
+        "manage.py", "replay", write(tmp_path, SECTION_2_EXAMPLE, "bad.json"), timeout=300
     )
     assert bad.returncode == 1
     assert bad.stdout == ""

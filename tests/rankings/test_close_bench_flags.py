@@ -4,23 +4,14 @@ traceback, nothing created (the checks run before any database work)."""
 from __future__ import annotations
 
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import run_python
 
 
 def _bench(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "bench/close_month.py", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_python("bench/close_month.py", *args)
 
 
 @pytest.mark.parametrize(
@@ -56,14 +47,7 @@ def test_a_missing_role_gives_one_line() -> None:
 
 @pytest.mark.postgres
 def test_the_data_step_on_a_missing_database_gives_one_line() -> None:
-    done = subprocess.run(
-        [sys.executable, "bench/close_data.py", "reset", "--database", "no_such_db_fido"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python("bench/close_data.py", "reset", "--database", "no_such_db_fido")
     assert done.returncode == 1
     assert 'database "no_such_db_fido" does not exist' in done.stderr
     assert "Traceback" not in done.stderr

@@ -12,23 +12,13 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.processes import run_python
 
 
 def _imported_modules(*args: str) -> tuple[set[str], subprocess.CompletedProcess[str]]:
     env = {**os.environ, "DJANGO_SETTINGS_MODULE": "fido.settings.base"}
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "manage.py", *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    done = run_python("-X", "importtime", "manage.py", *args, env=env)
     modules = {
         line.rsplit("|", 1)[1].strip()
         for line in done.stderr.splitlines()

@@ -6,18 +6,15 @@ import json
 import os
 import re
 import subprocess
-import sys
 from io import StringIO
-from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from rankings.models import RankingList
 from tests.matches.factories import ClubFactory, PlayerFactory
+from tests.processes import run_python
 from tests.rankings.factories import close, submit_table
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -156,15 +153,7 @@ def test_exit_codes_and_messages_of_a_real_manage_py(tmp_path) -> None:
     env["FIDO_VAR_DIR"] = str(tmp_path / "var")
 
     def manage(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(
-            [sys.executable, "manage.py", *args],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-            check=False,
-        )
+        return run_python("manage.py", *args, env=env, timeout=300)
 
     assert manage("migrate", "-v0").returncode == 0
     refused = manage("close_month", "2999-01", "--discipline", "fido", "--inline")
