@@ -6,20 +6,19 @@ differently, falls back to the export itself."""
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import random
 from collections.abc import Sequence
 
 import pytest
 
-from matches.audit import recording
 from matches.models import Player
 from rankings import loader, seal
 from rankings.export import csv_header
-from rankings.models import RankingEntry, RankingList
+from rankings.models import RankingList
 from tests.matches.factories import ClubFactory
 from tests.rankings.test_commands import run
+from tests.rankings.web.conftest import Row, publish
 
 pytestmark = [pytest.mark.django_db, pytest.mark.postgres]
 
@@ -48,34 +47,9 @@ AWKWARD = [
 ]
 
 
-def _published(rows: Sequence[tuple[Player, int, int, int, int | None]]) -> RankingList:
-    """A list with these (player, rank, cents, counted, previous) entries, published as the
-    service does (written ``computing``, then flipped)."""
-    with recording():
-        ranking_list = RankingList.objects.create(
-            discipline="fido",
-            month=dt.date(2026, 3, 1),
-            version=1,
-            entry_count=len(rows),
-            created_at=dt.datetime(2026, 4, 1, tzinfo=dt.UTC),
-        )
-    RankingEntry.objects.bulk_create(
-        RankingEntry(
-            ranking_list=ranking_list,
-            player=player,
-            rank=rank,
-            fladub_cents=cents,
-            results_counted=counted,
-            previous_rank=previous,
-            movement=None if previous is None else previous - rank,
-        )
-        for player, rank, cents, counted, previous in rows
-    )
-    RankingList.objects.filter(pk=ranking_list.pk).update(
-        status=RankingList.Status.PUBLISHED, published_at=ranking_list.created_at
-    )
-    ranking_list.refresh_from_db()
-    return ranking_list
+def _published(rows: Sequence[Row]) -> RankingList:
+    """L(2026-03) with these entries, published as the service does, with no current list."""
+    return publish("2026-03", rows, current=False)
 
 
 def _players(names: Sequence[str], countries: Sequence[str] = ("DE",)) -> list[Player]:
@@ -91,7 +65,7 @@ def _players(names: Sequence[str], countries: Sequence[str] = ("DE",)) -> list[P
     )
 
 
-def _rows(players: Sequence[Player], seed: int) -> list[tuple[Player, int, int, int, int | None]]:
+def _rows(players: Sequence[Player], seed: int) -> list[Row]:
     """Ranks with ties (equal cents share a rank), new players, moves up and down, cents
     of one and two digits and large ones."""
     rng = random.Random(seed)
