@@ -58,6 +58,19 @@ def submit(club, payload, now=NOW, user=None):
     return match_submit(club=club, payload=payload, submitted_by=user, now=now, channel="api")
 
 
+def correct(match, payload, by, reason, now=NOW, as_admin=False):
+    """A correction through the web form."""
+    return match_correct(
+        match=match,
+        payload=payload,
+        by=by,
+        as_admin=as_admin,
+        channel="web",
+        now=now,
+        reason=reason,
+    )
+
+
 def counts() -> tuple[int, int, int]:
     return Match.objects.count(), Side.objects.count(), SideMember.objects.count()
 
@@ -230,14 +243,12 @@ def test_secretary_corrects_until_the_deadline_then_not(club, four) -> None:
     user = UserFactory()
     old = submit(club, match_payload(club, [([a], 1), ([b], 0)])).match
     fixed_payload = match_payload(club, [([a], 0), ([c], 1)])
-    new = match_correct(
-        match=old,
-        payload=fixed_payload,
-        by=user,
-        as_admin=False,
-        channel="web",
+    new = correct(
+        old,
+        fixed_payload,
+        user,
+        "wrong player",
         now=dt.datetime(2026, 3, 31, 23, 59, tzinfo=BERLIN),
-        reason="wrong player",
     )
     old.refresh_from_db()
     assert (new.revision, new.replaces_id, new.counting_month) == (2, old.pk, dt.date(2026, 3, 1))
@@ -247,23 +258,13 @@ def test_secretary_corrects_until_the_deadline_then_not(club, four) -> None:
     ) == {dt.date(2026, 3, 1)}
     assert MatchEvent.objects.filter(kind="corrected").count() == 2
     with pytest.raises(NotAllowed, match="already voided or replaced"):
-        match_correct(
-            match=old,
-            payload=fixed_payload,
-            by=user,
-            as_admin=False,
-            channel="web",
-            now=NOW,
-            reason="again",
-        )
+        correct(old, fixed_payload, user, "again")
     with pytest.raises(NotAllowed, match="deadline for 2026-03 has passed"):
-        match_correct(
-            match=new,
-            payload=match_payload(club, [([a], 5), ([c], 1)]),
-            by=user,
-            as_admin=False,
-            channel="web",
-            reason="late fix",
+        correct(
+            new,
+            match_payload(club, [([a], 5), ([c], 1)]),
+            user,
+            "late fix",
             now=dt.datetime(2026, 4, 1, 0, 0, tzinfo=BERLIN),
         )
 
@@ -272,14 +273,13 @@ def test_admin_correction_after_close_counts_from_the_first_open_month(club, fou
     a, b, *_ = four
     old = submit(club, match_payload(club, [([a], 1), ([b], 0)])).match
     month_freeze(discipline="fido", month=Month(2026, 3), by=None, now=NOW)
-    new = match_correct(
-        match=old,
-        payload=match_payload(club, [([a], 0), ([b], 1)]),
-        by=AdminFactory(),
-        as_admin=True,
-        channel="web",
-        reason="typo",
+    new = correct(
+        old,
+        match_payload(club, [([a], 0), ([b], 1)]),
+        AdminFactory(),
+        "typo",
         now=dt.datetime(2026, 4, 3, tzinfo=BERLIN),
+        as_admin=True,
     )
     old.refresh_from_db()
     assert old.void_effective_month == dt.date(2026, 4, 1)  # L(March) keeps the old result

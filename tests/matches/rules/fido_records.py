@@ -4,7 +4,16 @@ from typing import Any
 
 from .moves import draw, pass_, play
 
-__all__ = ["BLOCKED_GAME", "DOMINO_GAME", "SECTION_2_EXAMPLE", "draw", "pass_", "play", "record"]
+__all__ = [
+    "BLOCKED_GAME",
+    "DOMINO_GAME",
+    "SECTION_2_EXAMPLE",
+    "draw",
+    "game_record",
+    "pass_",
+    "play",
+    "record",
+]
 
 # RULES.md section 2, verbatim.
 SECTION_2_EXAMPLE: dict[str, Any] = {
@@ -40,6 +49,18 @@ def record(
     if divisor is not None:
         variant["divisor"] = divisor
     variant["hand_size"] = hand_size if hand_size is not None else max(map(len, hands.values()))
+    return game_record(variant, hands, moves, stock=stock, teams=teams)
+
+
+def game_record(
+    variant: dict[str, Any],
+    hands: dict[str, list[str]],
+    moves: list[dict[str, Any]],
+    *,
+    stock: list[str] | None = None,
+    teams: list[list[str]] | None = None,
+) -> dict[str, Any]:
+    """A single-game record of any variant: the seats in the order of ``hands``."""
     data: dict[str, Any] = {
         "format": "fido-game-record/1",
         "variant": variant,

@@ -18,6 +18,7 @@ from matches.rules.variants.allfives import (
     round_to_five,
 )
 
+from .fido_records import game_record
 from .moves import draw, pass_, play, refused
 
 
@@ -229,18 +230,7 @@ def record(
     teams: list[list[str]] | None = None,
     **options: Any,
 ) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "format": "fido-game-record/1",
-        "variant": {"game": game, **options},
-        "seats": list(hands),
-        "hands": hands,
-        "moves": moves,
-    }
-    if stock is not None:
-        data["stock"] = stock
-    if teams is not None:
-        data["teams"] = teams
-    return data
+    return game_record({"game": game, **options}, hands, moves, stock=stock, teams=teams)
 
 
 # A two-player Muggins hand of seven tiles each, worked out by hand: A dominoes at move 13.
