@@ -53,11 +53,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.common import cpu_pressure, machine  # noqa: E402  (after the path set-up)
+from bench.common import (  # noqa: E402  (after the path set-up)
+    cpu_pressure,
+    machine,
+    performance_block_write,
+)
 
 CLOSE_MONTH = "2026-03"
 CLOSE_INDEX = 2026 * 12 + 2
-DOCS = ROOT / "docs" / "performance.md"
 PROG = "close_month.py"
 TIMEOUT = 3600
 
@@ -440,10 +443,9 @@ def rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> N
             pipeline["compared"] = compare(args, "bench_pipeline_list", close["list_id"])
             runs["pipeline"].append(pipeline)
             print(
-                f"  pipeline peer: {pipeline['seconds']:.2f} s "
-                f"({', '.join(f'{k} {v:.2f}' for k, v in pipeline['stages'].items())}), "
-                f"peak {pipeline['peak_rss_mib']:.0f} MiB, "
-                f"load {pipeline['load_average_1min']}; equal",
+                f"  pipeline peer: {pipeline['seconds']:.2f} s ({_stages(pipeline)}), "
+                f"peak {pipeline['peak_rss_mib']:.0f} MiB, load {pipeline['load_average_1min']}; "
+                "equal",
                 flush=True,
             )
         if args.workers > 1:
@@ -454,10 +456,14 @@ def rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> N
             runs["workers"].append(sharded)
             print(
                 f"  close on {args.workers} workers: {sharded['seconds']:.2f} s "
-                f"({', '.join(f'{k} {v:.2f}' for k, v in sharded['stages'].items())}), "
-                f"coordinator peak {sharded['peak_rss_mib']:.0f} MiB; equal",
+                f"({_stages(sharded)}), coordinator peak {sharded['peak_rss_mib']:.0f} MiB; equal",
                 flush=True,
             )
+
+
+def _stages(run: dict[str, Any]) -> str:
+    """A run's stage timings on one line: ``load 1.20, compute 3.40, ...``."""
+    return ", ".join(f"{k} {v:.2f}" for k, v in run["stages"].items())
 
 
 def report(
@@ -520,7 +526,6 @@ def docs_key(args: argparse.Namespace) -> str:
 def update_docs(args: argparse.Namespace, result: dict[str, Any]) -> None:
     """Replace this configuration's block of docs/performance.md (added if missing)."""
     begin, end = f"<!-- {docs_key(args)}: begin -->", f"<!-- {docs_key(args)}: end -->"
-    text = DOCS.read_text()
     data = result["data"]
     lines = [
         begin,
@@ -575,12 +580,7 @@ def update_docs(args: argparse.Namespace, result: dict[str, Any]) -> None:
         f"    {result['command']}",
         end,
     ]
-    block = "\n".join(lines)
-    if begin in text and end in text:
-        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    DOCS.write_text(text)
+    performance_block_write(begin, end, "\n".join(lines))
 
 
 # --- main ---------------------------------------------------------------------------------------

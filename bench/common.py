@@ -5,7 +5,8 @@ use (creating the login role and the database as the ``postgres`` superuser when
 on the loopback interface), and ``migrated_database`` migrates it as well; ``run_main``
 turns a failure into one line and a non-zero exit; ``start_gunicorn`` returns a running
 server in its own process group once ``/healthz`` answers 200, or exits with a message;
-``stop_server`` ends it and its workers. Nothing here measures anything.
+``stop_server`` ends it and its workers; ``performance_block_write`` replaces one marked
+block of docs/performance.md. Nothing here measures anything.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
+PERFORMANCE_DOC = ROOT / "docs" / "performance.md"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
@@ -40,6 +42,17 @@ def run_main(prog: str, main: Callable[[], Any]) -> None:
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         print(f"{prog}: {type(exc).__name__}: {reason}", file=sys.stderr)
         sys.exit(2)
+
+
+def performance_block_write(begin: str, end: str, block: str) -> None:
+    """Put ``block`` (which starts with the line ``begin`` and ends with ``end``) in place of
+    the block between those markers in docs/performance.md, or at its end if it has none."""
+    text = PERFORMANCE_DOC.read_text()
+    if begin in text and end in text:
+        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    PERFORMANCE_DOC.write_text(text)
 
 
 def machine(note: str) -> str:

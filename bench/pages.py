@@ -67,13 +67,13 @@ from bench.common import (  # noqa: E402
     close_data,
     ensure_database,
     machine,
+    performance_block_write,
     run_main,
     start_gunicorn,
     stop_server,
 )
 
 PROG = "pages.py"
-DOCS = ROOT / "docs" / "performance.md"
 DOCS_KEY = "pages"
 CLOSE_MONTH = "2026-03"
 OPEN_MONTH = "2026-04"  # the month the projection is of, and the what-if asks about
@@ -471,12 +471,7 @@ Query plans of the two slowest kinds: `bench/results/{result["explain_file"] or 
 
     {result["command"]}
 {end}"""
-    text = DOCS.read_text()
-    if begin in text and end in text:
-        text = text[: text.index(begin)] + block + text[text.index(end) + len(end) :]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    DOCS.write_text(text)
+    performance_block_write(begin, end, block)
 
 
 # --- main -------------------------------------------------------------------------------------

@@ -172,9 +172,7 @@ class Migration(migrations.Migration):
             ],
             options={
                 "ordering": ["player_id"],
-                "indexes": [
-                    models.Index(fields=["name"], name="matches_pla_name_33d256_idx"),
-                ],
+                "indexes": [models.Index(fields=["name"], name="matches_pla_name_33d256_idx")],
                 "constraints": [
                     models.CheckConstraint(condition=models.Q(("country__regex", ISO2)), name="player_country_iso2"),
                     models.CheckConstraint(condition=models.Q(("merged_into", models.F("id")), _negated=True), name="player_not_merged_into_self"),
@@ -205,9 +203,7 @@ class Migration(migrations.Migration):
                 ("user", models.ForeignKey(on_delete=CASCADE, related_name="secretary_roles", to=USER)),
             ],
             options={
-                "constraints": [
-                    models.UniqueConstraint(fields=("user", "club"), name="secretary_unique_user_club"),
-                ],
+                "constraints": [models.UniqueConstraint(fields=("user", "club"), name="secretary_unique_user_club")],
             },
         ),
         migrations.CreateModel(
@@ -246,9 +242,7 @@ class Migration(migrations.Migration):
                     models.Index(fields=["discipline", "counting_month"], name="member_window"),
                     models.Index(fields=["player", "discipline"], name="member_player"),
                 ],
-                "constraints": [
-                    models.UniqueConstraint(fields=("match", "player"), name="member_once_per_match"),
-                ],
+                "constraints": [models.UniqueConstraint(fields=("match", "player"), name="member_once_per_match")],
             },
         ),
         migrations.CreateModel(
