@@ -104,6 +104,22 @@ class Select(Generic[R]):
         self._convert = {names.index(name): source for name, source in (convert or {}).items()}
         self._flat = not self._convert and all(part is None for part in self._parts)
 
+    @classmethod
+    def of_table(
+        cls,
+        row: type[R],
+        alias: str,
+        /,
+        *,
+        convert: Mapping[str, tuple[type[models.Model], str]] | None = None,
+        **expressions: str | Select[Any],
+    ) -> Select[R]:
+        """The select list of ``row`` in which each field not named in ``expressions`` is
+        the column of the same name of the table aliased ``alias``."""
+        names = [f.name for f in dataclasses.fields(row)]  # type: ignore[arg-type]
+        chosen = {name: expressions.get(name, f"{alias}.{name}") for name in names}
+        return cls(row, convert=convert, **chosen)  # type: ignore[arg-type]
+
     def make(self, values: Sequence[Any]) -> R:
         """One row from the :attr:`width` values selected by :attr:`sql`."""
         if self._flat:
@@ -355,14 +371,9 @@ class MemberRow:
     club_name: str
 
 
-MEMBER_ROWS = Select(
+MEMBER_ROWS = Select.of_table(
     MemberRow,
-    match_id="m.match_id",
-    month_played="m.month_played",
-    counting_month="m.counting_month",
-    base="m.base",
-    side_position="m.side_position",
-    score="m.score",
+    "m",
     player_pk="m.player_id",
     player_id="p.player_id",
     name="p.name",
@@ -608,14 +619,7 @@ class ListSeal:
     code_version: str | None
 
 
-LIST_SEAL = Select(
-    ListSeal,
-    content_sha256="l.content_sha256",
-    inputs_sha256="l.inputs_sha256",
-    inputs_count="l.inputs_count",
-    fladub_version="l.fladub_version",
-    code_version="l.code_version",
-)
+LIST_SEAL = Select.of_table(ListSeal, "l")
 
 
 @dataclass(frozen=True, slots=True)
@@ -649,18 +653,11 @@ class ListInfo:
         return Month.of(self.month)
 
 
-LIST_INFO = Select(
+LIST_INFO = Select.of_table(
     ListInfo,
+    "l",
     convert={"month": (RankingList, "month"), "published_at": (RankingList, "published_at")},
-    id="l.id",
-    discipline="l.discipline",
-    month="l.month",
-    version="l.version",
-    entry_count="l.entry_count",
-    published_at="l.published_at",
     seal=LIST_SEAL,
-    edition="l.edition",
-    status="l.status",
 )
 
 
@@ -675,15 +672,7 @@ class EntryInfo(EntryFigures):
     movement: int | None
 
 
-_ENTRY_COLUMNS = {
-    "rank": "e.rank",
-    "fladub_cents": "e.fladub_cents",
-    "results_counted": "e.results_counted",
-    "previous_rank": "e.previous_rank",
-    "movement": "e.movement",
-}
-# (mypy cannot tell that the mapping has no key "convert": it has the five above.)
-ENTRY_INFO = Select(EntryInfo, **_ENTRY_COLUMNS)  # type: ignore[arg-type]
+ENTRY_INFO = Select.of_table(EntryInfo, "e")
 
 
 def published_list(discipline: str, month: Month, edition: int | None = None) -> Statement:
@@ -822,16 +811,13 @@ class HistoryPoint(EntryFigures):
         return Month.of(self.month)
 
 
-HISTORY = Select(
+HISTORY = Select.of_table(
     HistoryPoint,
+    "e",
     convert={"month": (RankingList, "month")},
     month="l.month",
     entry_count="l.entry_count",
-    rank="e.rank",
     fladub_cents="COALESCE(e.fladub_cents, 0)",
-    results_counted="e.results_counted",
-    previous_rank="e.previous_rank",
-    movement="e.movement",
 )
 
 
@@ -870,10 +856,9 @@ class ListRow(EntryInfo):
         return (self.rank, self.id)
 
 
-LIST_ROW = Select(
+LIST_ROW = Select.of_table(
     ListRow,
-    **_ENTRY_COLUMNS,  # type: ignore[arg-type]
-    id="e.id",
+    "e",
     player_id="p.player_id",
     name="p.name",
     country="p.country",

@@ -13,8 +13,6 @@ does not exist; nothing is ever written.
 
 from __future__ import annotations
 
-import re
-
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound, ValidationError
@@ -23,13 +21,12 @@ from rest_framework.response import Response
 
 from matches.months import Month
 
-from ..selectors.list_diff import NothingToCompare, list_diff
+from ..selectors.list_diff import NothingToCompare, against_parse, list_diff
 from . import inputs
 from .fields import fladub_field
 from .lists import ListOutput
 
 MAX_PAGE_SIZE = 500
-_VERSION = re.compile(r"^[0-9]{1,6}$")
 
 
 class _Query(serializers.Serializer):
@@ -81,13 +78,8 @@ class DiffOutput(serializers.Serializer):
 
 
 def _against(raw: str) -> int | Month | None:
-    raw = raw.strip()
-    if not raw:
-        return None
-    if _VERSION.match(raw) and int(raw) >= 1:
-        return int(raw)
     try:
-        return Month.parse(raw)
+        return against_parse(raw)
     except ValueError:
         raise ValidationError(
             {"from": ["Compare with a version number (2) or a month (2026-02)."]}

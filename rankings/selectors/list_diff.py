@@ -17,6 +17,7 @@ players of the page.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from matches.models import Player
@@ -27,7 +28,17 @@ from ..sql import COUNT, DIFF_ROW, DiffRow, ListInfo
 from .errata import Correction, corrections
 from .lists import published_list
 
-__all__ = ["Correction", "DiffLine", "DiffRow", "ListDiff", "NothingToCompare", "list_diff"]
+__all__ = [
+    "Correction",
+    "DiffLine",
+    "DiffRow",
+    "ListDiff",
+    "NothingToCompare",
+    "against_parse",
+    "list_diff",
+]
+
+_VERSION = re.compile(r"^[0-9]{1,6}$")
 
 
 class NothingToCompare(LookupError):
@@ -54,6 +65,17 @@ class ListDiff:
     """The corrections and voids made between the two lists that touch the newer one."""
     lines: list[DiffLine] = field(default_factory=list)
     """The rows with their causes, in the same order."""
+
+
+def against_parse(raw: str) -> int | Month | None:
+    """What a reader asked to compare with (``from=``): a version number (``2``), a month
+    (``2026-02``) or nothing (blank). Raises ``ValueError`` for anything else."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    if _VERSION.match(raw) and int(raw) >= 1:
+        return int(raw)
+    return Month.parse(raw)
 
 
 def _other(discipline: str, new: ListInfo, against: int | Month | None) -> ListInfo:

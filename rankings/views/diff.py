@@ -8,8 +8,6 @@ rows come from :mod:`rankings.selectors.list_diff` (the API's selector)."""
 
 from __future__ import annotations
 
-import re
-
 from django.core.exceptions import BadRequest
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
@@ -20,21 +18,15 @@ from django.views.decorators.http import require_GET
 from matches.disciplines import DISCIPLINES
 from matches.months import Month
 
-from ..selectors.list_diff import NothingToCompare, list_diff
+from ..selectors.list_diff import NothingToCompare, against_parse, list_diff
 from .public import _discipline, _month, _page, list_version
 
 PAGE_SIZE = 100
-_VERSION = re.compile(r"^[0-9]{1,6}$")
 
 
 def _against(request: HttpRequest) -> int | Month | None:
-    raw = request.GET.get("from", "").strip()
-    if not raw:
-        return None
-    if _VERSION.match(raw) and int(raw) >= 1:
-        return int(raw)
     try:
-        return Month.parse(raw)
+        return against_parse(request.GET.get("from", ""))
     except ValueError:
         raise BadRequest(
             _("Compare with a version number (2) or a month written YYYY-MM (2026-02).")
