@@ -58,17 +58,10 @@ def submit(club, payload, now=NOW, user=None):
     return match_submit(club=club, payload=payload, submitted_by=user, now=now, channel="api")
 
 
-def correct(match, payload, by, reason, now=NOW, as_admin=False):
-    """A correction through the web form."""
-    return match_correct(
-        match=match,
-        payload=payload,
-        by=by,
-        as_admin=as_admin,
-        channel="web",
-        now=now,
-        reason=reason,
-    )
+def correct(match, payload, by, reason, **options):
+    """A correction through the web form (by a secretary, now, unless ``options`` say)."""
+    options = {"now": NOW, "as_admin": False, "channel": "web", **options}
+    return match_correct(match=match, payload=payload, by=by, reason=reason, **options)
 
 
 def counts() -> tuple[int, int, int]:
