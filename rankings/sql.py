@@ -930,7 +930,6 @@ def player_condition(*, q: str, country: str, club: str) -> Condition:
     (``iexact`` country upper-cased, the club by club id, a name ``icontains`` or a
     federation id ``iexact``), spelled with the database backend's own lookup operators so
     that each database matches exactly as the ORM does. An empty filter matches all."""
-    ops, operators = connection.ops, connection.operators
     parts: list[str] = []
     params: Params = {}
     if country:
@@ -940,15 +939,34 @@ def player_condition(*, q: str, country: str, club: str) -> Condition:
         parts.append(f"p.club_id IN (SELECT id FROM {_CLUB} WHERE club_id = %(club)s)")  # noqa: S608
         params["club"] = club
     if q:
-        name = ops.lookup_cast("icontains", "CharField") % "p.name"
-        player_id = ops.lookup_cast("iexact", "CharField") % "p.player_id"
-        parts.append(
-            f"({name} {operators['icontains'] % '%(name_like)s'} "
-            f"OR {player_id} {operators['iexact'] % '%(player_id_exact)s'})"
-        )
-        params["name_like"] = f"%{ops.prep_for_like_query(q)}%"
-        params["player_id_exact"] = ops.prep_for_iexact_query(q)
+        parts.append(_name_or_id(q, params))
     return Condition(" AND ".join(parts) or "1 = 1", params)
+
+
+def _name_or_id(q: str, params: Params) -> str:
+    """A name containing ``q`` (``icontains``) or the federation id ``q`` (``iexact``).
+
+    A search of several words looks its longest word up in the name's trigram index and
+    checks the whole text on the names found, spelled so that no index serves it
+    (``p.name || ''``): the index would otherwise intersect the posting lists of every
+    trigram of the text, and a word in very many names (in the generated registry,
+    "Player" is in all million) costs as much as the whole index. The same names match.
+    """
+    ops, operators = connection.ops, connection.operators
+    contains, exact = operators["icontains"], operators["iexact"]
+    name = ops.lookup_cast("icontains", "CharField") % "p.name"
+    player_id = ops.lookup_cast("iexact", "CharField") % "p.player_id"
+    params["name_like"] = f"%{ops.prep_for_like_query(q)}%"
+    params["player_id_exact"] = ops.prep_for_iexact_query(q)
+    words = q.split()
+    longest = max(words, key=len) if words else q
+    if longest == q:
+        named = f"{name} {contains % '%(name_like)s'}"
+    else:
+        whole = ops.lookup_cast("icontains", "CharField") % "(p.name || '')"
+        params["name_word"] = f"%{ops.prep_for_like_query(longest)}%"
+        named = f"{name} {contains % '%(name_word)s'} AND {whole} {contains % '%(name_like)s'}"
+    return f"({named} OR {player_id} {exact % '%(player_id_exact)s'})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,6 +99,10 @@ def test_table_semantics(client: Client, march) -> None:
         ("q=m%C3%BCller", ["P-000001", "P-000004"]),
         ("q=M%C3%BCLLER", ["P-000001", "P-000004"]),  # case does not matter (ASCII on SQLite)
         ("q=p-000003", ["P-000003"]),  # a federation id
+        # several words: the longest is looked up, the whole text checked on what it found
+        ("q=anna+m%C3%BCller", ["P-000001"]),
+        ("q=m%C3%BCller+anna", []),
+        ("q=dirk+m", ["P-000004"]),
         ("country=AT", ["P-000002", "P-000005"]),
         ("country=at", ["P-000002", "P-000005"]),
         ("club=CLUB-BER", ["P-000001", "P-000004"]),
