@@ -50,6 +50,7 @@ PGCOPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00"
 _PG_EPOCH_DAYS = 10957
 _EPOCH_MONTH_INDEX = 1970 * 12
 _MAX_DAY_SPAN = 1 << 16  # days (180 years): a longer span is converted row by row
+_PARSE_BLOCK = 1 << 15  # records (2 MB of the window's) checked and copied at a time
 _FLUSH_BYTES = 1 << 20  # the blocks _drain_copy hands on
 
 # The binary types of sql.WINDOW_SIDE_COLUMNS (NumPy big-endian codes; dates are int32).
@@ -183,7 +184,7 @@ def _sides_copy(
                 f"AND ctid >= '({low},0)'::tid AND ctid < '({high},0)'::tid"
             )
     buffers = read_copies([f"COPY ({q}) TO STDOUT (FORMAT binary)" for q in queries])
-    records = [parse_binary_copy(buf, SIDE_COLUMNS) for buf in buffers]
+    records = [parse_binary_copy(buf, SIDE_COLUMNS, check=False) for buf in buffers]
     total = sum(len(r) for r in records)
     out: dict[str, Any] = {
         "match_id": np.empty(total, dtype=np.int64),
@@ -198,16 +199,22 @@ def _sides_copy(
     while records:
         part = records.pop(0)
         buffers.pop(0)
-        stop = start + len(part)
-        out["match_id"][start:stop] = part["match_id"]
-        pg_dates_to_month_index(part["month_played"], out["month_played"][start:stop])
-        pg_dates_to_month_index(part["counting_month"], out["counting_month"][start:stop])
-        out["base"][start:stop] = part["base"]
-        out["side_no"][start:stop] = part["side_position"]
-        out["score"][start:stop] = part["score"]
-        out["player"][start:stop] = part["player_id"]
+        # Block by block, so that a block of records is read from memory once for its
+        # checks and its seven columns (whole columns of 62-byte records would read the
+        # buffer fifteen times).
+        for low in range(0, len(part), _PARSE_BLOCK):
+            block = part[low : low + _PARSE_BLOCK]
+            check_binary_records(block, SIDE_COLUMNS)
+            rows = slice(start + low, start + low + len(block))
+            out["match_id"][rows] = block["match_id"]
+            pg_dates_to_month_index(block["month_played"], out["month_played"][rows])
+            pg_dates_to_month_index(block["counting_month"], out["counting_month"][rows])
+            out["base"][rows] = block["base"]
+            out["side_no"][rows] = block["side_position"]
+            out["score"][rows] = block["score"]
+            out["player"][rows] = block["player_id"]
+        start += len(part)
         del part
-        start = stop
     return fladub.Sides(**out)
 
 
@@ -430,11 +437,15 @@ def _drain_copy(conn: Any, statement: str, flush: Callable[[bytearray], None]) -
         flush(buffer)
 
 
-def parse_binary_copy(buffer: bytearray | bytes, columns: Iterable[tuple[str, str]]) -> Any:
+def parse_binary_copy(
+    buffer: bytearray | bytes, columns: Iterable[tuple[str, str]], *, check: bool = True
+) -> Any:
     """A structured NumPy view of a binary COPY of fixed-width, NOT NULL columns.
 
-    Checks the signature, the trailer, and every tuple's field count and field lengths,
-    so a NULL or an unexpected type fails loudly instead of shifting the columns.
+    Checks the signature, the trailer, and (unless ``check`` is false: then the caller
+    runs :func:`check_binary_records` on every record before using it) every tuple's
+    field count and field lengths, so a NULL or an unexpected type fails loudly instead of
+    shifting the columns.
     """
     columns = list(columns)
     view = memoryview(buffer)
@@ -445,22 +456,29 @@ def parse_binary_copy(buffer: bytearray | bytes, columns: Iterable[tuple[str, st
     if bytes(view[-2:]) != b"\xff\xff":
         raise ValueError("binary COPY stream without its trailer")
     fields: list[tuple[str, str]] = [("_count", ">i2")]
-    sizes: dict[str, int] = {}
     for name, code in columns:
         fields += [(f"_len_{name}", ">i4"), (name, code)]
-        sizes[name] = np.dtype(code).itemsize
     dtype = np.dtype(fields)
     body = view[start:-2]
     if len(body) % dtype.itemsize:
         raise ValueError("binary COPY stream is not made of fixed-size tuples (a NULL?)")
     records = np.frombuffer(body, dtype=dtype)
-    if len(records):
-        if not (records["_count"] == len(columns)).all():
-            raise ValueError("unexpected field count in binary COPY stream")
-        for name, size in sizes.items():
-            if not (records[f"_len_{name}"] == size).all():
-                raise ValueError(f"unexpected length of {name} in binary COPY stream (NULL?)")
+    if check:
+        check_binary_records(records, columns)
     return records
+
+
+def check_binary_records(records: Any, columns: Iterable[tuple[str, str]]) -> None:
+    """Raise ValueError unless every record has the field count and field lengths of
+    ``columns`` (records of :func:`parse_binary_copy`)."""
+    columns = list(columns)
+    if not len(records):
+        return
+    if not (records["_count"] == len(columns)).all():
+        raise ValueError("unexpected field count in binary COPY stream")
+    for name, code in columns:
+        if not (records[f"_len_{name}"] == np.dtype(code).itemsize).all():
+            raise ValueError(f"unexpected length of {name} in binary COPY stream (NULL?)")
 
 
 # --- published lists and the player order -------------------------------------------------------
