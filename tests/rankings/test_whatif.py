@@ -149,6 +149,17 @@ def test_bad_input_is_refused_by_field_in_the_users_language(client: Client) -> 
         assert words in errors[0]["message"], errors
     german = ask(client, {**good, "month": "2026-03"}, HTTP_ACCEPT_LANGUAGE="de").json()
     assert german["errors"][0]["message"] == "2026-03 ist bereits abgeschlossen."
+    many = {**good, "results": [table()] * 21}
+    assert ask(client, many).json()["errors"][0]["message"] == (
+        "At most 20 results at a time (a list counts the best 20)."
+    )
+    german = ask(client, many, HTTP_ACCEPT_LANGUAGE="de").json()["errors"]
+    assert german == [
+        {
+            "path": "results",
+            "message": "Höchstens 20 Ergebnisse auf einmal (eine Liste zählt die besten 20).",
+        }
+    ]
     german = ask(client, {**good, "player_id": "P-NOBODY"}, HTTP_ACCEPT_LANGUAGE="de").json()
     assert german["errors"][0]["message"] == "Niemand hat die Verbandsnummer P-NOBODY."
     assert (
