@@ -3,6 +3,7 @@ dashboard's refresh button and its progress, the nightly beat, and a real worker
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 
 import pytest
@@ -42,7 +43,9 @@ def top(ranking_list: RankingList) -> RankingEntry:
 def test_api_gives_the_shape_of_a_list_marked_provisional(client: Client, projected) -> None:
     body = client.get("/api/rankings/fido/projected?page_size=5").json()
     assert body["provisional"] is True
-    assert body["as_of"] and body["as_of"].startswith(projected.created_at.date().isoformat())
+    # ``as_of`` is rendered in the federation's time zone: compare instants, not date strings
+    # (a string comparison with the UTC date failed every night between 23:00 and midnight).
+    assert dt.datetime.fromisoformat(body["as_of"]) == projected.created_at
     assert body["list"]["month"] == "2026-03" and body["list"]["published_at"] is None
     assert body["count"] == projected.entry_count
     assert set(body) >= {"list", "count", "page", "pages", "next", "previous", "results"}
