@@ -566,9 +566,9 @@ def list_strengths(list_id: int) -> Statement:
     )
 
 
-def strengths_of_players(players: Mapping[int, Collection[int]]) -> Statement:
+def strengths_of_players(players: Mapping[int, Collection[int]], *, tops: bool = True) -> Statement:
     """:class:`Strength` of the given players' entries in each given list (list id ->
-    players), and of each list's rank 1.
+    players, at least one list), and (``tops``) of each list's rank 1.
 
     On PostgreSQL the (list, player) pairs travel as two arrays, each pair one probe of the
     unique index ``(ranking_list, player)`` (kept a probe by the ``OFFSET 0`` fence, as in
@@ -576,36 +576,34 @@ def strengths_of_players(players: Mapping[int, Collection[int]]) -> Statement:
     ``(ranking_list, rank)``. Elsewhere: the pairs as ``IN`` lists of placeholders.
     """
     list_marks, params = named_list("list", sorted(players))
-    tops = (
-        f"SELECT {STRENGTH.sql} FROM {_ENTRY} "  # noqa: S608 - placeholders only
-        f"WHERE ranking_list_id IN ({list_marks}) AND rank = 1"
-    )
+    parts = []
+    if tops:
+        parts.append(
+            f"SELECT {STRENGTH.sql} FROM {_ENTRY} "  # noqa: S608 - placeholders only
+            f"WHERE ranking_list_id IN ({list_marks}) AND rank = 1"
+        )
     pairs = [(list_id, int(p)) for list_id, among in sorted(players.items()) for p in sorted(among)]
-    if not pairs:
-        return Statement(tops, params)
-    if postgres():
+    if pairs and postgres():
         params["pair_lists"] = "{" + ",".join(str(list_id) for list_id, _p in pairs) + "}"
         params["pair_players"] = "{" + ",".join(str(p) for _l, p in pairs) + "}"
-        return Statement(
+        parts.append(
             f"SELECT {STRENGTH.sql} FROM unnest(CAST(%(pair_lists)s AS bigint[]), "  # noqa: S608
             "CAST(%(pair_players)s AS bigint[])) AS u(list, player) CROSS JOIN LATERAL "
             f"(SELECT x.ranking_list_id, x.player_id, x.rank, x.fladub_cents FROM {_ENTRY} x "
-            "WHERE x.ranking_list_id = u.list AND x.player_id = u.player OFFSET 0) e "
-            f"UNION ALL {tops}",
-            params,
+            "WHERE x.ranking_list_id = u.list AND x.player_id = u.player OFFSET 0) e"
         )
-    conditions = []
-    for n, (_list, among) in enumerate(sorted(players.items())):
-        if not among:
-            continue
-        marks, player_params = named_list(f"player{n}", sorted(among))
-        conditions.append(f"(ranking_list_id = %(list_{n})s AND player_id IN ({marks}))")
-        params.update(player_params)
-    return Statement(
-        f"SELECT {STRENGTH.sql} FROM {_ENTRY} "  # noqa: S608 - placeholders only
-        f"WHERE ranking_list_id IN ({list_marks}) AND ({' OR '.join(conditions)} OR rank = 1)",
-        params,
-    )
+    elif pairs:
+        for n, (_list, among) in enumerate(sorted(players.items())):
+            if among:
+                marks, player_params = named_list(f"player{n}", sorted(among))
+                parts.append(
+                    f"SELECT {STRENGTH.sql} FROM {_ENTRY} "  # noqa: S608 - placeholders only
+                    f"WHERE ranking_list_id = %(list_{n})s AND player_id IN ({marks})"
+                )
+                params.update(player_params)
+    if not parts:
+        parts.append(f"SELECT {STRENGTH.sql} FROM {_ENTRY} WHERE 1 = 0")  # noqa: S608
+    return Statement(" UNION ALL ".join(parts), params)
 
 
 @dataclass(frozen=True, slots=True)

@@ -85,6 +85,7 @@ RAW_SQL = (
     "rankings.loader",
     "rankings.writer",
     "rankings.review_sql",
+    "rankings.club_sql",
 )
 ENTRY_POINTS = (
     "matches.views",

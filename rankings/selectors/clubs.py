@@ -2,10 +2,12 @@
 
 In: a club id and the federation's current month. Out: :func:`clubs_by_country` (every
 club, grouped), :func:`club_page` (:class:`ClubPage`: the club, the current lists, its
-members with their entries in those lists, best ranked first, its latest valid results
-with their sides and players, and per month played whether its matches were submitted on
-time). Guaranteed: a fixed number of queries (eight at most for a club page), published
-lists only.
+members with their rank and FLADUB in those lists, best ranked first, its latest valid
+results with their sides and players, and per month played whether its matches were
+submitted on time). Guaranteed: a fixed number of queries (six for a club page: the club,
+the lists, the members, their entries, the latest results' seats, the punctuality),
+published lists only; the members and results are plain rows (:mod:`rankings.club_sql`),
+not model instances.
 """
 
 from __future__ import annotations
@@ -19,12 +21,12 @@ from django.db.models import Count, Q
 from django.db.models.functions import TruncMonth
 
 from matches.disciplines import CODES
-from matches.models import Club, Match, Player, Status
+from matches.models import Club, Match, Status
 from matches.months import Month
-from matches.selectors import match_list
 
-from ..models import RankingEntry
-from ..sql import ListInfo
+from .. import club_sql, sql
+from ..sql import ListInfo, Strength
+from .counting_results import PlayerRef
 from .lists import current_lists
 
 RECENT_MATCHES = 20
@@ -41,8 +43,29 @@ def clubs_by_country() -> list[tuple[str, list[Club]]]:
 
 @dataclass
 class ClubMember:
-    player: Player
-    entries: dict[str, RankingEntry]
+    player: club_sql.Member
+    entries: dict[str, Strength]
+    """The member's rank and FLADUB in each current list they are on, by discipline."""
+
+
+@dataclass(frozen=True)
+class RecentSide:
+    position: int
+    score: int
+    players: tuple[PlayerRef, ...]
+    place: int
+    """1 + the number of sides of the match that scored more."""
+
+
+@dataclass(frozen=True)
+class RecentMatch:
+    pk: int
+    date_played: dt.date
+    discipline: str
+    category: str
+    status: str
+    sides: tuple[RecentSide, ...]
+    """In the order of their positions."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +93,7 @@ class ClubPage:
     lists: list[ListInfo]
     """The current lists, in the disciplines' order."""
     members: list[ClubMember]
-    recent: list[Match]
+    recent: list[RecentMatch]
     punctuality: list[Punctuality]
     """The last months played, oldest first."""
 
@@ -99,12 +122,7 @@ def club_page(club_id: str, *, today: Month) -> ClubPage | None:
         club=club,
         lists=ordered,
         members=_members(club, ordered),
-        recent=list(
-            match_list(club=club)
-            .select_related(None)  # the page shows no submission, replaced match or club
-            .filter(voided_at__isnull=True)
-            .order_by("-date_played", "-id")[:RECENT_MATCHES]
-        ),
+        recent=_recent(club),
         punctuality=_punctuality(club, last=today),
     )
 
@@ -112,17 +130,15 @@ def club_page(club_id: str, *, today: Month) -> ClubPage | None:
 def _members(club: Club, lists: Iterable[ListInfo]) -> list[ClubMember]:
     """The club's players (merged records left out) with their entries in the given lists,
     ordered by their rank in the first list, then the next, then by name (two queries)."""
-    players = list(
-        Player.objects.filter(club=club, merged_into__isnull=True).order_by("name", "player_id")
-    )
+    players = club_sql.MEMBER.rows(club_sql.members(club.pk))
     by_id = {ranking_list.id: ranking_list for ranking_list in lists}
-    entries: dict[int, dict[str, RankingEntry]] = defaultdict(dict)
+    entries: dict[int, dict[str, Strength]] = defaultdict(dict)
     if players and by_id:
         # By the members' ids: one probe each on (list, player), never a walk of the lists.
-        for entry in RankingEntry.objects.filter(
-            ranking_list_id__in=list(by_id), player_id__in=[p.pk for p in players]
-        ).order_by():
-            entries[entry.player_id][by_id[entry.ranking_list_id].discipline] = entry
+        pks = {p.pk for p in players}
+        statement = sql.strengths_of_players(dict.fromkeys(by_id, pks), tops=False)
+        for entry in sql.STRENGTH.rows(statement):
+            entries[entry.player][by_id[entry.list_id].discipline] = entry
     members = [ClubMember(player=p, entries=entries.get(p.pk, {})) for p in players]
     order = [ranking_list.discipline for ranking_list in by_id.values()]
     unranked = 1 << 62
@@ -130,6 +146,40 @@ def _members(club: Club, lists: Iterable[ListInfo]) -> list[ClubMember]:
         key=lambda m: tuple(m.entries[d].rank if d in m.entries else unranked for d in order)
     )
     return members
+
+
+def _recent(club: Club) -> list[RecentMatch]:
+    """The club's latest :data:`RECENT_MATCHES` matches not voided, with their sides and
+    players, newest first (one query)."""
+    seats: dict[int, list[club_sql.Seat]] = defaultdict(list)
+    for seat in club_sql.SEAT.rows(club_sql.latest_seats(club.pk, matches=RECENT_MATCHES)):
+        seats[seat.match_pk].append(seat)
+    return [_match(rows) for rows in seats.values()]
+
+
+def _match(rows: list[club_sql.Seat]) -> RecentMatch:
+    """A match from its seats (in side order)."""
+    sides: dict[int, list[club_sql.Seat]] = defaultdict(list)
+    for row in rows:
+        sides[row.side_position].append(row)
+    scores = [seated[0].score for seated in sides.values()]
+    first = rows[0]
+    return RecentMatch(
+        pk=first.match_pk,
+        date_played=first.date_played,
+        discipline=first.discipline,
+        category=first.category,
+        status=first.status,
+        sides=tuple(
+            RecentSide(
+                position=position,
+                score=seated[0].score,
+                players=tuple(PlayerRef(player_id=s.player_id, name=s.name) for s in seated),
+                place=1 + sum(1 for other in scores if other > seated[0].score),
+            )
+            for position, seated in sides.items()
+        ),
+    )
 
 
 def _punctuality(club: Club, *, last: Month) -> list[Punctuality]:

@@ -6,6 +6,8 @@ logged-in user, none for a visitor). ``|movement``: an entry's arrow and its wor
 screen readers. ``|cents``: integer cents as a localized 2-decimal number.
 ``{% ranking_rows entries urls %}``: the rows of the ranking table.
 ``{% counting_rows results urls %}``: the rows of a player's table of counting results.
+``{% member_rows members lists urls %}``, ``{% recent_rows matches names categories urls %}``:
+the rows of a club page's members and latest results.
 ``{% choice_options choices selected %}``: the ``<option>`` elements of a select.
 ``|get_item``: a dictionary lookup by a variable key.
 ``{% datatable rows labelledby=ID class=CSS empty=TEXT %}...{% enddatatable %}``: a data
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
+from functools import lru_cache
 from html import escape
 from typing import Any
 from urllib.parse import quote as urlquote
@@ -34,8 +37,8 @@ from django.urls import reverse
 from django.utils.formats import get_format, number_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
 from django_countries import countries
 
 from matches.disciplines import DISCIPLINES
@@ -219,6 +222,43 @@ def member_rows(members: Iterable[Any], lists: Iterable[Any], urls: dict[str, st
     return mark_safe("".join(rows))  # noqa: S308 - every value above is escaped
 
 
+@register.simple_tag
+def recent_rows(
+    matches: Iterable[Any], names: dict[str, str], categories: dict[str, Any], urls: dict[str, str]
+) -> SafeString:
+    """The club page's rows of its latest results
+    (:class:`rankings.selectors.clubs.RecentMatch`): the date, discipline and category,
+    every side numbered with its players, score and place, and whether the match was
+    submitted on time. Escaped as :func:`ranking_rows` escapes."""
+    player_url = escape(urls["player"])
+    on_time, late = escape(_("on time")), escape(_("late"))
+    side_words, place_words = _("Side %(n)s"), _("place %(place)s")
+    rows = []
+    for match in matches:
+        sides = "".join(
+            f'<li><span class="side-no">{escape(side_words % {"n": n})}:</span> '
+            + ", ".join(
+                f'<a href="{player_url}{escape(urlquote(p.player_id))}/">{escape(p.name)}</a>'
+                for p in side.players
+            )
+            + f' <span class="score">{side.score:d}</span> <span class="placing">'
+            f"({escape(place_words % {'place': side.place})})</span></li>"
+            for n, side in enumerate(match.sides, start=1)
+        )
+        category = categories.get(match.category, match.category)
+        rows.append(
+            "<tr>"
+            f'<td class="nowrap">{match.date_played:%Y-%m-%d}</td>'
+            f"<td>{escape(str(names.get(match.discipline, match.discipline)))}</td>"
+            f"<td>{escape(str(category))}</td>"
+            f'<td><ul class="sides-list">{sides}</ul></td>'
+            f'<td><span class="status status-{escape(match.status)}">'
+            f"{on_time if match.status == 'on_time' else late}</span></td>"
+            "</tr>\n"
+        )
+    return mark_safe("".join(rows))  # noqa: S308 - every value above is escaped
+
+
 _CENT = Decimal("0.01")
 
 
@@ -341,14 +381,12 @@ def datatable(parser: Parser, token: Token) -> DataTableNode:
 def country_name(code: Any) -> str:
     """An ISO 3166-1 code as the country's name in the active language (django-countries,
     which follows the CLDR/ISO names): ``DE`` -> "Germany" / "Deutschland"; an unknown
-    code stays as it is."""
+    code stays as it is. Remembered per language and code (a club page names the
+    countries of hundreds of members; django-countries translates anew on every call)."""
     text = str(code or "")
-    return str(countries.name(text.upper())) or text if text else ""
+    return _country_name(text, get_language()) if text else ""
 
 
-@register.filter
-def placing_of(sides: Iterable[Any], side: Any) -> int:
-    """The place ``side`` took among a match's ``sides`` (each with a ``score``): 1 + the
-    number of sides with a higher score, so equal scores share a place (1, 2, 2, 4). Sides
-    are numbered by their position; placings come from the scores."""
-    return 1 + sum(1 for other in sides if other.score > side.score)
+@lru_cache(maxsize=4096)
+def _country_name(code: str, language: str | None) -> str:
+    return str(countries.name(code.upper())) or code

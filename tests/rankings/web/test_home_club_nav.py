@@ -177,8 +177,24 @@ def test_club_recent_results_leave_out_voided_matches(client: Client, punctual_c
 
 
 def test_club_page_queries(client: Client, punctual_club, django_assert_max_num_queries) -> None:
-    with django_assert_max_num_queries(8):
+    # The club, the current lists, the members, their entries, the latest results' seats,
+    # the punctuality.
+    with django_assert_max_num_queries(6):
         client.get("/clubs/CLUB-7/")
+
+
+def test_club_recent_results_share_a_place_on_equal_scores(
+    client: Client, fido_and_austrian
+) -> None:
+    club, p = fido_and_austrian
+    submit_table(club, [([p[0]], 3), ([p[1]], 1), ([p[2]], 3)], id="t1", date="2026-04-12")
+    html = client.get("/clubs/CLUB-7/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    recent = re.search(r'<table class="recent">.*?<tbody>(.*?)</tbody>', html, re.S).group(1)
+    (row,) = [visible_text(r) for r in re.findall(r"<tr>(.*?)</tr>", recent, re.S)]
+    assert row == (
+        "2026-04-12 FIDO Verein Seite 1: Player 01 3 (Platz 1) Seite 2: Player 02 1 (Platz 3) "
+        "Seite 3: Player 03 3 (Platz 1) pünktlich"
+    )
 
 
 def test_unknown_club_is_404(client: Client) -> None:
