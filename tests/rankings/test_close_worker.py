@@ -338,3 +338,42 @@ def test_a_whole_worker_killed_mid_close_is_re_dispatched_by_its_heartbeat(
     assert entries(lists[1]) == expected
     assert current_id() == lists[1].pk
     print(f"published {took:.1f} s after the SIGKILL")
+
+
+# Issue 16 item 2, its last sentence: a worker told to stop (SIGTERM: a deploy, systemd,
+# docker stop) mid-close does a warm shutdown: it takes no new task, finishes the close it
+# is running, acknowledges it and exits; the list is published once, by that run.
+def test_a_worker_stopped_with_sigterm_mid_close_finishes_it_first(
+    history, worker_process, tmp_path
+) -> None:
+    from fido.celery import app
+
+    app.control.purge()
+    expected = undisturbed(TARGET)
+    pause = 8
+    stopping = worker_process(
+        "stopping", app="tests.rankings.close_pause", env={"FIDO_TEST_CLOSE_PAUSE": str(pause)}
+    )
+    run = month_close_enqueue(month=TARGET, discipline="fido")
+    wait_for(lambda: "write" in run_of(run.pk).timings, 120, "the job to finish writing")
+    assert run_of(run.pk).state == CloseRun.State.RUNNING  # paused before publishing
+
+    stopping.send_signal(signal.SIGTERM)
+    time.sleep(1)
+    assert stopping.poll() is None, "the worker left its close unfinished"
+    assert stopping.wait(120) == 0  # a clean exit, after the close
+    finished = run_of(run.pk)
+    assert finished.state == CloseRun.State.SUCCEEDED, (tmp_path / "stopping.log").read_text()
+    assert finished.attempts == 1 and finished.task_id == run.task_id
+    lists = RankingList.objects.filter(month=TARGET.first_day)
+    assert [(x.version, x.status) for x in lists] == [(1, "published")]
+    assert entries(lists[0]) == expected
+    assert current_id() == lists[0].pk
+    log = (tmp_path / "stopping.log").read_text()
+    assert "Warm shutdown" in log or "warm shutdown" in log.lower(), log[-2000:]
+
+    # Nothing was handed back to be run again: a new worker finds no task and no second list.
+    worker_process("after")
+    time.sleep(5)
+    assert RankingList.objects.filter(month=TARGET.first_day).count() == 1
+    assert run_of(run.pk).attempts == 1
