@@ -32,6 +32,14 @@ _BAD = re.compile(
     "|[\u202a-\u202e\u2066-\u2069]"  # bidirectional embeddings, overrides, isolates
 )
 
+#: The same rule as a JSON-Schema ``pattern`` (ECMA-262 and Python alike): what the API's
+#: schema says of every text field and parameter (:mod:`fido.openapi`). Lone surrogates
+#: need no place in it: a JSON or URL text that holds one is not UTF-8 and is refused as such.
+TEXT_PATTERN = (
+    "^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f-\\u009f"
+    "\\u202a-\\u202e\\u2066-\\u2069]*$"
+)
+
 #: Kind of refused character -> its reason (translated when used).
 REASONS = {
     "control": gettext_noop("contains a control character (%(char)s)"),

@@ -1,5 +1,6 @@
 """WSGI entry point (gunicorn ``fido.wsgi:application``), on the production settings unless
-``DJANGO_SETTINGS_MODULE`` says otherwise (see ``fido.settings.production``).
+``DJANGO_SETTINGS_MODULE`` says otherwise (see ``fido.settings.production``); chunked request
+bodies read by :mod:`fido.wsgi_body`.
 
 After Django has loaded, the objects alive then (modules, settings, URL patterns, the
 translation catalogues: most of a worker's heap) are moved out of the cyclic garbage
@@ -14,8 +15,11 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
+from fido.wsgi_body import ChunkedBodyMiddleware
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fido.settings.production")
-application = get_wsgi_application()
+# A chunked request body is read, not taken for empty (fido/wsgi_body.py).
+application = ChunkedBodyMiddleware(get_wsgi_application())
 
 gc.collect()
 gc.freeze()

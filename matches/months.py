@@ -22,7 +22,13 @@ from zoneinfo import ZoneInfo
 # A result older than this (in months) at its counting month would weigh nothing.
 MAX_AGE_MONTHS = 11
 
-_MONTH_RE = re.compile(r"^(\d{4})-(\d{2})$")
+#: A month as every channel writes it, YYYY-MM, years 0001 to 9998 (:class:`Month`'s range;
+#: the API's schema says the same). No spaces: the API's parameters are taken as sent.
+MONTH_PATTERN = (
+    "^(000[1-9]|00[1-9][0-9]|0[1-9][0-9]{2}|[1-8][0-9]{3}|9[0-8][0-9]{2}|99[0-8][0-9]|999[0-8])"
+    "-(0[1-9]|1[0-2])$"
+)
+_MONTH_RE = re.compile(r"^([0-9]{4})-([0-9]{2})$")
 
 
 @dataclass(frozen=True, order=True, slots=True)
@@ -39,7 +45,7 @@ class Month:
     @classmethod
     def parse(cls, text: str) -> Month:
         """``"2026-03"`` -> ``Month(2026, 3)``; ``ValueError`` with a clear message otherwise."""
-        match = _MONTH_RE.match(text.strip())
+        match = _MONTH_RE.fullmatch(text)
         if not match:
             raise ValueError(f"not a month (expected YYYY-MM): {text!r}")
         return cls(int(match.group(1)), int(match.group(2)))

@@ -28,11 +28,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext as _
 from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -47,6 +49,10 @@ from .jsonbody import raw_body
 
 HEADER = "Idempotency-Key"
 MAX_KEY_LENGTH = 200
+#: A key: 1 to MAX_KEY_LENGTH visible ASCII characters, inner spaces allowed (a UUID is one);
+#: the schema says the same (``matches.apis.matches``).
+KEY_PATTERN = "^[!-~]([ -~]*[!-~])?$"
+_KEY_RE = re.compile(KEY_PATTERN)
 REPLAYED_HEADER = "Idempotent-Replayed"
 
 
@@ -67,10 +73,18 @@ def _key(request: Request) -> str | None:
     key = request.headers.get(HEADER)
     if key is None:
         return None
-    key = key.strip()
-    if not key or len(key) > MAX_KEY_LENGTH:
+    if not _KEY_RE.fullmatch(key) or len(key) > MAX_KEY_LENGTH:
         raise ApiProblems(
-            [Problem(HEADER, f"an {HEADER} is 1 to {MAX_KEY_LENGTH} characters of text")]
+            [
+                Problem(
+                    HEADER,
+                    _(
+                        "an Idempotency-Key is 1 to %(n)d visible ASCII characters (letters, "
+                        "digits, punctuation; spaces only inside), for example a UUID"
+                    )
+                    % {"n": MAX_KEY_LENGTH},
+                )
+            ]
         )
     return key
 

@@ -56,7 +56,7 @@ from rest_framework import exceptions, serializers, status
 from rest_framework.authentication import SessionAuthentication, get_authorization_header
 from rest_framework.authtoken.serializers import AuthTokenSerializer
 from rest_framework.authtoken.views import ObtainAuthToken
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import JSONParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -75,15 +75,16 @@ from matches.models import (
     Match,
     Status,
 )
-from matches.months import Month, deadline, local_month
+from matches.months import MONTH_PATTERN, Month, deadline, local_month
 from matches.services.tokens import token_issue, token_revoke
 from matches.validation import MAX_ID_LENGTH, MAX_PLAYERS_PER_SIDE, InvalidSubmission, Problem
 
 from .auth import FastTokenAuthentication, caller_clubs
 from .errors import ApiProblems
 from .idempotency import HEADER as IDEMPOTENCY_HEADER
-from .idempotency import MAX_KEY_LENGTH, respond_once
+from .idempotency import KEY_PATTERN, MAX_KEY_LENGTH, respond_once
 from .jsonbody import json_body
+from .paging import StrictPagination, page_parameters
 from .throttling import AnonThrottle, SubmissionRateThrottle, UserThrottle
 
 # More matches than this in one request: split the batch (keeps one transaction short).
@@ -124,8 +125,7 @@ class _AuthenticatedAPI(APIView):
         return super().get_throttles()
 
 
-class MatchPagination(PageNumberPagination):
-    page_size_query_param = "page_size"
+class MatchPagination(StrictPagination):
     max_page_size = 200
 
 
@@ -292,12 +292,12 @@ _ERROR_RESPONSES: dict[int | str, Any] = {
 }
 _IDEMPOTENCY_PARAMETER = OpenApiParameter(
     IDEMPOTENCY_HEADER,
-    OpenApiTypes.STR,
+    {"type": "string", "minLength": 1, "maxLength": MAX_KEY_LENGTH, "pattern": KEY_PATTERN},
     OpenApiParameter.HEADER,
     description=(
-        f"up to {MAX_KEY_LENGTH} characters; a retry with the same key and body gets the "
-        "first response (header Idempotent-Replayed: true) and stores nothing twice; the "
-        "same key with another body is 422"
+        f"1 to {MAX_KEY_LENGTH} visible ASCII characters (a UUID is one); a retry with the "
+        "same key and body gets the first response (header Idempotent-Replayed: true) "
+        "and stores nothing twice; the same key with another body is 422"
     ),
 )
 
@@ -328,6 +328,7 @@ class TokenAPI(ObtainAuthToken):
 
     authentication_classes: list[Any] = []
     throttle_classes = [AnonThrottle, UserThrottle]
+    parser_classes = [JSONParser]  # one request encoding, as everywhere: a form is a 415
 
     class OutputSerializer(serializers.Serializer):
         token = serializers.CharField(help_text="send as 'Authorization: Token <token>'")
@@ -382,7 +383,9 @@ class MatchListAPI(_AuthenticatedAPI):
         discipline = serializers.ChoiceField(choices=Discipline.choices, required=False)
         category = serializers.ChoiceField(choices=Category.choices, required=False)
         status = serializers.ChoiceField(choices=Status.choices, required=False)
-        counting_month = serializers.CharField(required=False, help_text="YYYY-MM")
+        counting_month = serializers.RegexField(
+            MONTH_PATTERN, required=False, trim_whitespace=False, help_text="YYYY-MM"
+        )
         date_from = serializers.DateField(required=False, help_text="played on or after")
         date_to = serializers.DateField(required=False, help_text="played on or before")
         player = serializers.CharField(required=False, help_text="federation id, e.g. P-000123")
@@ -428,14 +431,15 @@ class MatchListAPI(_AuthenticatedAPI):
         ),
         parameters=[
             FilterSerializer,
-            OpenApiParameter("page", OpenApiTypes.INT, description="1-based page number"),
-            OpenApiParameter("page_size", OpenApiTypes.INT, description="at most 200"),
+            *page_parameters(MatchPagination.max_page_size),
         ],
         responses={200: PageSerializer, **_ERROR_RESPONSES},
         tags=["matches"],
     )
     def get(self, request: Request) -> Response:
-        filters = self.FilterSerializer(data=request.query_params)
+        # A plain dict, not the QueryDict: "status=" is then an empty value, refused,
+        # rather than a parameter not sent.
+        filters = self.FilterSerializer(data=request.query_params.dict())
         filters.is_valid(raise_exception=True)
         queryset = selectors.match_list_for(user=request.user, filters=filters.validated_data)
         paginator = MatchPagination()

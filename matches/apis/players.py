@@ -13,11 +13,9 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 from django_countries import countries
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -26,10 +24,11 @@ from rest_framework.views import APIView
 from matches.models import Player
 from matches.selectors.player_search import MAX_QUERY_LENGTH, MIN_QUERY_LENGTH, player_search
 
+from .paging import StrictPagination, page_parameters
 
-class PlayerPagination(PageNumberPagination):
+
+class PlayerPagination(StrictPagination):
     page_size = 20
-    page_size_query_param = "page_size"
     max_page_size = 50
 
 
@@ -67,14 +66,13 @@ class PlayerSearchAPI(APIView):
         parameters=[
             OpenApiParameter(
                 "q",
-                OpenApiTypes.STR,
+                {"type": "string", "maxLength": MAX_QUERY_LENGTH},
                 description=(
                     f"{MIN_QUERY_LENGTH} to {MAX_QUERY_LENGTH} characters; every word must "
                     "match the name, the federation id, the club or the country code"
                 ),
             ),
-            OpenApiParameter("page", OpenApiTypes.INT, description="1-based page number"),
-            OpenApiParameter("page_size", OpenApiTypes.INT, description="at most 50"),
+            *page_parameters(PlayerPagination.max_page_size),
         ],
         responses={200: PlayerPageSerializer},
         tags=["players"],

@@ -17,6 +17,7 @@ import json
 from typing import Any
 
 from django.core.exceptions import RequestDataTooBig
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiExample,
@@ -117,12 +118,17 @@ class RecordReplayAPI(APIView):
             return _errors("", "the JSON is nested too deeply")
         for path, reason in json_text_problems(text, data):
             return _errors(path, reason)
-        partial = request.query_params.get("partial", "").lower() in ("1", "true", "yes")
+        partial = _PARTIAL.get(request.query_params.get("partial", "false").lower())
+        if partial is None:
+            return _errors("partial", gettext("partial is true or false"))
         try:
             report = replay(data, partial=partial)
         except (RecordError, IllegalMove) as error:
             return Response({"errors": [error.as_dict()]}, status=status.HTTP_400_BAD_REQUEST)
         return Response(report)
+
+
+_PARTIAL = {"true": True, "1": True, "false": False, "0": False}
 
 
 def _errors(path: str, message: str, code: int = status.HTTP_400_BAD_REQUEST) -> Response:

@@ -19,7 +19,8 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from matches.months import Month
+from matches.apis.paging import MAX_PAGE, page_parameters
+from matches.months import MONTH_PATTERN, Month
 
 from ..selectors.list_diff import NothingToCompare, against_parse, list_diff
 from . import inputs
@@ -27,10 +28,12 @@ from .fields import fladub_field
 from .lists import ListOutput
 
 MAX_PAGE_SIZE = 500
+#: ``from``: nothing (the default), a version or a month, as sent.
+FROM_PATTERN = "^$|^[1-9][0-9]{0,5}$|" + MONTH_PATTERN
 
 
 class _Query(serializers.Serializer):
-    page = serializers.IntegerField(min_value=1, max_value=1_000_000, default=1)
+    page = serializers.IntegerField(min_value=1, max_value=MAX_PAGE, default=1)
     page_size = serializers.IntegerField(min_value=1, max_value=MAX_PAGE_SIZE, default=100)
 
 
@@ -93,9 +96,12 @@ class DiffAPI(inputs.PublicAPI):
             inputs.DISCIPLINE,
             inputs.MONTH,
             inputs.VERSION,
-            OpenApiParameter("from", str, description="a version (2) or a month (2026-02)"),
-            OpenApiParameter("page", int, description="page number, from 1"),
-            OpenApiParameter("page_size", int, description=f"rows per page (max {MAX_PAGE_SIZE})"),
+            OpenApiParameter(
+                "from",
+                {"type": "string", "pattern": FROM_PATTERN},
+                description="a version (2) or a month (2026-02)",
+            ),
+            *page_parameters(MAX_PAGE_SIZE),
         ],
         responses={200: DiffOutput, 404: OpenApiResponse(description="no such list")},
         summary="Who moved between two versions of a month's list, or two consecutive months",

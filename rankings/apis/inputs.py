@@ -16,7 +16,7 @@ from rest_framework.views import APIView
 
 from matches.disciplines import CODES
 from matches.models import Player
-from matches.months import Month
+from matches.months import MONTH_PATTERN, Month
 
 from ..selectors.lists import ListInfo, current_list, published_list
 from ..selectors.players import surviving_player
@@ -24,11 +24,18 @@ from ..selectors.players import surviving_player
 DISCIPLINE = OpenApiParameter(
     "discipline", str, OpenApiParameter.PATH, enum=list(CODES), description="discipline"
 )
+#: A month parameter's schema: YYYY-MM (:data:`matches.months.MONTH_PATTERN`).
+MONTH_SCHEMA = {"type": "string", "pattern": MONTH_PATTERN}
+#: An optional month in the query: nothing (the default) or YYYY-MM.
+OPTIONAL_MONTH_SCHEMA = {"type": "string", "pattern": "^$|" + MONTH_PATTERN}
 MONTH = OpenApiParameter(
-    "month", str, OpenApiParameter.PATH, description="the list's month, YYYY-MM"
+    "month", MONTH_SCHEMA, OpenApiParameter.PATH, description="the list's month, YYYY-MM"
 )
+MAX_VERSION = 10**6
 VERSION = OpenApiParameter(
-    "version", int, description="version N of the month's list (default: the latest)"
+    "version",
+    {"type": "integer", "minimum": 1, "maximum": MAX_VERSION},
+    description="version N of the month's list (default: the latest)",
 )
 PLAYER = OpenApiParameter("player_id", str, OpenApiParameter.PATH)
 
@@ -56,7 +63,7 @@ def version(request: Any) -> int | None:
     raw = request.query_params.get("version", "").strip()
     if not raw:
         return None
-    if not raw.isdigit() or not 1 <= int(raw) <= 10**6:
+    if not raw.isdigit() or not 1 <= int(raw) <= MAX_VERSION:
         raise ValidationError({"version": ["A version is a whole number from 1, for example 2."]})
     return int(raw)
 

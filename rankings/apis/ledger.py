@@ -126,7 +126,7 @@ class PlayerLedgerAPI(inputs.PublicAPI):
             inputs.PLAYER,
             OpenApiParameter(
                 "month",
-                str,
+                inputs.OPTIONAL_MONTH_SCHEMA,
                 description="the list's month (default: current; the open month: its projection)",
             ),
         ],

@@ -24,6 +24,8 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from matches.apis.paging import page_parameters
+
 from .. import export, http_cache
 from ..selectors.list_page import MAX_PAGE_SIZE, PageOutOfRange, RankingFilters, list_page
 from ..selectors.lists import ListInfo, published_lists
@@ -33,8 +35,7 @@ from .fields import fladub_field
 DEFAULT_PAGE_SIZE = 50
 
 _FILTERS = [
-    OpenApiParameter("page", int, description="page number, from 1"),
-    OpenApiParameter("page_size", int, description=f"entries per page (max {MAX_PAGE_SIZE})"),
+    *page_parameters(MAX_PAGE_SIZE),
     OpenApiParameter("country", str, description="ISO 3166-1 alpha-2 country of the player"),
     OpenApiParameter("club", str, description="club id of the player's home club"),
     OpenApiParameter("q", str, description="part of the player's name, or a federation id"),

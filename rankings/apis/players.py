@@ -25,6 +25,8 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from matches.apis.paging import page_parameters
+
 from ..numbers import POINTS_PLACES, WEIGHT_PLACES
 from ..selectors.counting_results import (
     MAX_PAGE_SIZE,
@@ -144,11 +146,12 @@ class PlayerResultsAPI(inputs.PublicAPI):
         parameters=[
             inputs.DISCIPLINE,
             inputs.PLAYER,
-            OpenApiParameter("month", str, description="the list's month (default: current)"),
-            OpenApiParameter("page", int, description="page number, from 1"),
             OpenApiParameter(
-                "page_size", int, description=f"results per page ({PAGE_SIZE}; max {MAX_PAGE_SIZE})"
+                "month",
+                inputs.OPTIONAL_MONTH_SCHEMA,
+                description="the list's month (default: current)",
             ),
+            *page_parameters(MAX_PAGE_SIZE),
         ],
         responses={200: BreakdownOutput, 404: OpenApiResponse(description="unknown player")},
         summary="The results counting for a player in a list, with their weights, paged",

@@ -27,6 +27,7 @@ from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -34,6 +35,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from matches.apis.errors import ApiProblems
+from matches.months import MONTH_PATTERN
 from matches.validation import Problem
 
 from .. import fladub
@@ -62,7 +64,12 @@ class ResultInput(serializers.Serializer):
 
 class WhatIfInput(serializers.Serializer):
     player_id = serializers.CharField(max_length=64)
-    month = serializers.CharField(max_length=7)
+    month = serializers.RegexField(
+        MONTH_PATTERN,
+        trim_whitespace=False,
+        help_text="YYYY-MM",
+        error_messages={"invalid": gettext_lazy("Give the month as YYYY-MM.")},
+    )
     # How many: checked with the page's checks (rankings.whatif_question), in the same words.
     results = serializers.ListField(child=ResultInput())
 

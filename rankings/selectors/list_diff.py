@@ -38,7 +38,7 @@ __all__ = [
     "list_diff",
 ]
 
-_VERSION = re.compile(r"^[0-9]{1,6}$")
+_VERSION = re.compile(r"[1-9][0-9]{0,5}")
 
 
 class NothingToCompare(LookupError):
@@ -69,11 +69,11 @@ class ListDiff:
 
 def against_parse(raw: str) -> int | Month | None:
     """What a reader asked to compare with (``from=``): a version number (``2``), a month
-    (``2026-02``) or nothing (blank). Raises ``ValueError`` for anything else."""
-    raw = raw.strip()
+    (``2026-02``) or nothing (empty), taken exactly as sent (the API's schema says the same:
+    ``rankings.apis.diff.FROM_PATTERN``). Raises ``ValueError`` for anything else."""
     if not raw:
         return None
-    if _VERSION.match(raw) and int(raw) >= 1:
+    if _VERSION.fullmatch(raw):
         return int(raw)
     return Month.parse(raw)
 

@@ -78,9 +78,19 @@ def test_an_admin_lifts_the_lockout(user) -> None:
     api = APIClient()
     for _ in range(LIMIT):
         api.post(TOKEN, {"username": "sec-7", "password": "guess"}, format="json")
-    assert api.post(TOKEN, {"username": "sec-7", "password": "right-password-1"}).status_code == 429
+    assert (
+        api.post(
+            TOKEN, {"username": "sec-7", "password": "right-password-1"}, format="json"
+        ).status_code
+        == 429
+    )
     AccessAttempt.objects.all().delete()  # what the admin's delete action does
-    assert api.post(TOKEN, {"username": "sec-7", "password": "right-password-1"}).status_code == 200
+    assert (
+        api.post(
+            TOKEN, {"username": "sec-7", "password": "right-password-1"}, format="json"
+        ).status_code
+        == 200
+    )
 
 
 @pytest.mark.parametrize(

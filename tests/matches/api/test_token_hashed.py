@@ -26,7 +26,9 @@ def me(key: str) -> int:
 def test_an_issued_token_works_and_only_its_digest_is_stored(secretary) -> None:
     secretary.set_password("pw-123456")
     secretary.save()
-    response = APIClient().post(URL, {"username": secretary.username, "password": "pw-123456"})
+    response = APIClient().post(
+        URL, {"username": secretary.username, "password": "pw-123456"}, format="json"
+    )
     assert response.status_code == 200
     key = response.json()["token"]
     assert me(key) == 200
