@@ -171,7 +171,8 @@ class MatchFieldsSerializer(serializers.Serializer):
         child=SideFieldsSerializer(), min_length=MIN_SIDES, max_length=MAX_SIDES
     )
     records = serializers.JSONField(
-        required=False, help_text="optional game record(s), RULES.md section 2"
+        required=False,
+        help_text="optional: one game record or a list of them (docs/rules.md, the record)",
     )
 
     class Meta:

@@ -44,6 +44,8 @@ from __future__ import annotations
 import bisect
 from dataclasses import dataclass
 
+from fido.collation import name_key
+
 from .. import sql
 from ..sql import Cursor, ListInfo, ListRow
 
@@ -185,7 +187,7 @@ def club_choices(limit: int = CLUB_SELECT_LIMIT) -> tuple[list[tuple[str, str]],
     rows = sql.CLUB_CHOICE.rows(sql.clubs_by_id(limit + 1))
     if len(rows) > limit:
         return [], True
-    rows = sorted(rows, key=lambda c: (c.name.casefold(), c.club_id))
+    rows = sorted(rows, key=lambda c: (name_key(c.name), c.club_id))
     return [(c.club_id, f"{c.name} ({c.country})") for c in rows], False
 
 

@@ -157,15 +157,19 @@ def _result_table(result: Any, prefix: str, words: dict[str, str]) -> str:
 def ranking_rows(entries: Iterable[Any], urls: dict[str, str]) -> SafeString:
     """The ranking table's body rows (:class:`rankings.sql.ListRow`):
     rank (the top three marked as the podium), movement, the player with their id (and
-    country, shown on narrow screens), country, club, FLADUB, results counted.
+    country, shown on narrow screens), country (by name, in the active language), club,
+    FLADUB, results counted.
 
     Every text is escaped with :func:`html.escape`, which is what Django's ``escape``
     calls; called directly it skips the lazy-string checks that ``format_html`` makes on
     each of the some 600 values of a page."""
     player_url, club_url = escape(urls["player"]), escape(urls["club"])
     rows = []
+    names: dict[str, str] = {}  # a country's name, looked up once a page
     for entry in entries:
-        pid, country = escape(entry.player_id), escape(entry.country)
+        if entry.country not in names:
+            names[entry.country] = escape(country_name(entry.country))
+        pid, country = escape(entry.player_id), names[entry.country]
         link = f"{player_url}{escape(urlquote(entry.player_id))}/"
         podium = f' class="podium podium-{entry.rank:d}"' if entry.rank <= 3 else ""
         club = (

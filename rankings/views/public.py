@@ -24,9 +24,10 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
+from fido.collation import name_key
 from matches import clock
 from matches.disciplines import DISCIPLINES
-from matches.models import Category, Player, club_id_validator
+from matches.models import Category, Player, club_id_validator, match_label
 from matches.months import Month, local_month
 
 from .. import badges, charts, http_cache, ledger_words
@@ -269,7 +270,7 @@ def _ranking_table(
         "months": lists.months,
         "countries": sorted(
             ((code, country_name(code)) for code in pages.country_choices()),
-            key=lambda choice: choice[1].casefold(),
+            key=lambda choice: (name_key(choice[1]), choice[0]),
         ),
         "clubs": clubs,
         "club_select": not more_clubs,
@@ -523,7 +524,8 @@ def _forecast(
             # Written here, not in the template: a busy player's thousand results leave in
             # the next 12 months, and the template language took most of the page's time.
             "leaving": ", ".join(
-                f"{r.club_id}/{r.match_id} ({r.date_played:%Y-%m-%d})" for r in m.leaving
+                f"{match_label(r.club_id, r.match_id)} ({r.date_played:%Y-%m-%d})"
+                for r in m.leaving
             )
             or "—",
         }
@@ -664,7 +666,15 @@ def player_badge(request: HttpRequest, player_id: str) -> HttpResponse:
 
 @require_GET
 def clubs(request: HttpRequest) -> HttpResponse:
-    by_country = clubs_by_country()
+    # By the country's name in the reader's language (Deutschland, Niederlande, Österreich),
+    # then the club's, accents and case aside.
+    by_country = sorted(
+        (
+            (code, sorted(members, key=lambda c: (name_key(c.name), c.club_id)))
+            for code, members in clubs_by_country()
+        ),
+        key=lambda group: (name_key(country_name(group[0])), group[0]),
+    )
     return render(
         request,
         "rankings/clubs.html",

@@ -71,3 +71,14 @@ def test_no_results_no_calendar(client: Client, ada) -> None:
     assert not any(m.fladub_cents for m in player_forecast(nobody.pk, discipline="fido").months)
     page = client.get(f"/players/{nobody.player_id}/?discipline=fido").content.decode()
     assert "Drop-out calendar" not in page
+
+
+def test_a_match_id_that_names_its_club_is_shown_with_the_club_once(client: Client) -> None:
+    """Issue 15, item 2: never a repeated id ("CLUB-F/CLUB-F/2026-03-10/t1")."""
+    club = ClubFactory(club_id="CLUB-F")
+    ada, bob = (PlayerFactory(player_id=f"P-F{n}", club=club) for n in "AB")
+    submit_table(club, [([ada], 5), ([bob], 1)], id="CLUB-F/2026-03-10/t1", date="2026-03-10")
+    close("2026-03")
+    page = client.get(f"/players/{ada.player_id}/?discipline=fido").content.decode()
+    assert "CLUB-F/2026-03-10/t1 (2026-03-10)" in page
+    assert "CLUB-F/CLUB-F/" not in page

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from html import unescape
 
 import pytest
 from django.test import Client
@@ -107,6 +108,57 @@ def test_clubs_index(client: Client, fido_and_austrian) -> None:
     assert 'href="/clubs/CLUB-7/"' in html
 
 
+def test_countries_and_clubs_are_sorted_by_name_in_the_readers_language(
+    client: Client, fido_and_austrian
+) -> None:
+    """Issue 15, item 8: by name, accents and case aside: in German Österreich comes between
+    Niederlande and Vereinigte Staaten (not after them, as by code point or by code)."""
+    for club_id, name, country in [
+        ("CLUB-VIE", "Ömer's Wiener Runde", "AT"),
+        ("CLUB-AMS", "amsterdamse dominoclub", "NL"),
+        ("CLUB-NYC", "Five Up New York", "US"),
+        ("CLUB-HAM", "Élan Hamburg", "DE"),
+    ]:
+        PlayerFactory(
+            country=country, club=ClubFactory(club_id=club_id, name=name, country=country)
+        )
+
+    def headings(language: str) -> list[str]:
+        html = client.get("/clubs/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+        return [unescape(h) for h in re.findall(r'<h2 id="country-\w+-h">([^<]*)</h2>', html)]
+
+    assert headings("de") == [
+        "Deutschland",
+        "Niederlande",
+        "Österreich",
+        "Vereinigte Staaten von Amerika",
+    ]
+    assert headings("en") == ["Austria", "Germany", "Netherlands", "United States of America"]
+    german = text(client.get("/clubs/", HTTP_ACCEPT_LANGUAGE="de").content.decode())
+    assert german.index("Domino Club Seven") < german.index("Élan Hamburg")
+
+    page = client.get("/ranking/fido/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    countries = re.search(r'<select id="f-country" name="country">(.*?)</select>', page, re.S)
+    assert countries
+    names = re.findall(r"<option[^>]*>([^<]*)</option>", countries.group(1))
+    assert names[1:] == [
+        "Deutschland",
+        "Niederlande",
+        "Österreich",
+        "Vereinigte Staaten von Amerika",
+    ]
+    clubs = re.search(r'<select id="f-club" name="club">(.*?)</select>', page, re.S)
+    assert clubs
+    names = [unescape(n) for n in re.findall(r"<option[^>]*>([^<]*)</option>", clubs.group(1))]
+    assert names[1:] == [
+        "amsterdamse dominoclub (NL)",
+        "Domino Club Seven (DE)",
+        "Élan Hamburg (DE)",
+        "Five Up New York (US)",
+        "Ömer's Wiener Runde (AT)",
+    ]
+
+
 @pytest.fixture
 def punctual_club(fido_and_austrian, fixed_now):
     """CLUB-7 hosts: March 2026 three matches (two on time, one late), April one on time."""
@@ -133,11 +185,11 @@ def test_club_page(client: Client, punctual_club) -> None:
     assert "Domino Club Seven" in page and "Köln" in page
     assert "Members 12" in page
     assert "75% of the club's 4 matches were submitted before the deadline" in page
-    assert "Mar 2026 3 2 1 67%" in page
-    assert "Apr 2026 1 1 0 100%" in page
+    assert "March 2026 3 2 1 67%" in page
+    assert "April 2026 1 1 0 100%" in page
     assert "May 2026 0 0 0 no matches" in page
-    assert page.index("Jun 2025") < page.index("May 2026")  # 12 months, oldest first
-    assert "Jun 2025" in page and "May 2025" not in page
+    assert page.index("June 2025") < page.index("May 2026")  # 12 months, oldest first
+    assert "June 2025" in page and "May 2025" not in page
 
 
 def test_club_members_with_their_ranks(client: Client, punctual_club) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from django.test import Client
+from django_countries import countries
 
 from matches.models import Player
 from matches.months import Month
@@ -70,12 +71,13 @@ def page_entries(client: Client, url: str) -> list[list[str]]:
 
 def shown_like_the_page(entry: dict[str, Any]) -> list[str]:
     """An API entry as the ranking table's cells: rank, movement, player (name and id),
-    country, FLADUB, results counted (the club cell shows the club's name)."""
+    country (its English name: the page names it, the API gives its code), FLADUB, results
+    counted (the club cell shows the club's name)."""
     return [
         str(entry["rank"]),
         movement_words(entry),
         f"{entry['name']} {entry['player_id']}",
-        entry["country"],
+        str(countries.name(entry["country"])),
         entry["fladub"],
         str(entry["results_counted"]),
     ]

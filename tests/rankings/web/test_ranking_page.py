@@ -55,9 +55,12 @@ def test_rank_movement_name_country_club_fladub_results(client: Client, march) -
     rows = ranking_rows(html)
     # rank, movement, player (name and id), country, club, FLADUB, results counted
     assert rows[0] == [
-        *("1", "▲ 3", "Anna Müller P-000001", "DE", "Dominoclub Berlin", "431.07", "23")
+        *("1", "▲ 3", "Anna Müller P-000001", "Germany", "Dominoclub Berlin", "431.07", "23")
     ]
-    assert rows[3] == ["4", "new", "Cléo Martin P-000003", "FR", "", "12.50", "1"]
+    assert rows[3] == ["4", "new", "Cléo Martin P-000003", "France", "", "12.50", "1"]
+    # Countries by name in the reader's language (issue 15, item 8).
+    german = ranking_rows(client.get("/ranking/fido/", HTTP_ACCEPT_LANGUAGE="de").content.decode())
+    assert [row[3] for row in german[:4:3]] == ["Deutschland", "Frankreich"]
     assert rows[4][:2] == ["5", "▲ 4"] and rows[4][5] == "9.17"
     assert '<a href="/players/P-000001/">Anna Müller</a>' in html
     assert '<a href="/clubs/CLUB-BER/">Dominoclub Berlin</a>' in html
@@ -341,7 +344,7 @@ def test_names_and_clubs_are_escaped(client: Client) -> None:
         assert "Club &lt;i&gt;&quot;X&quot;&lt;/i&gt; &amp; Co" in html
         assert ranking_rows(html)[0][2:5] == [
             "<b>Ann</b> O'Hara & Bo P-000009",
-            "DE",
+            "Germany",
             'Club <i>"X"</i> & Co',
         ]
 
