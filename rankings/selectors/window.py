@@ -99,7 +99,7 @@ def window(
             basis=basis,
         )
         loaded = time.perf_counter()
-        played = {Month.from_index(m) for m in np.unique(sides.month_played).tolist()}
+        played = {Month.from_index(m) for m in _months_present(sides.month_played).tolist()}
         published = strength_lists(
             discipline=discipline,
             months=played | {month},
@@ -129,3 +129,12 @@ def _order(*, fast: bool, later: bool) -> loader.I64 | Future[loader.I64 | None]
     if fast and later:
         return loader.player_order_later()
     return loader.player_order(portable=not fast)
+
+
+def _months_present(month_played: np.ndarray) -> np.ndarray:
+    """The distinct month indices of the rows: one counting pass over the span of months
+    (a window spans 12), where ``np.unique`` hashes 12 million values (0.18 s of CPU)."""
+    if not len(month_played):
+        return np.zeros(0, dtype=np.int64)
+    low = int(month_played.min())
+    return np.flatnonzero(np.bincount(month_played - low)) + low

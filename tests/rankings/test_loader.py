@@ -252,3 +252,13 @@ def test_the_player_order_read_later_sees_the_window_snapshot(
     assert np.array_equal(later.player_order, at_once.player_order)
     assert newcomer.pk >= len(later.player_order)
     assert_same_sides(later.sides, at_once.sides)
+
+
+def test_the_months_present_are_those_np_unique_finds() -> None:
+    from rankings.selectors.window import _months_present
+
+    rng = np.random.default_rng(2)
+    months = rng.integers(24300, 24312, 10_000).astype(np.int32)
+    assert np.array_equal(_months_present(months), np.unique(months))
+    assert _months_present(np.array([9, 3, 9], dtype=np.int32)).tolist() == [3, 9]
+    assert len(_months_present(np.zeros(0, dtype=np.int32))) == 0
