@@ -225,15 +225,18 @@ def targets(conn: Any, seed: int) -> dict[str, Any]:
         raise SystemExit(f"{PROG}: no current FIDO list in the database")
     list_id, entries = row
     rng = random.Random(seed)
-    ranks = [rng.randint(1, entries) for _ in range(50)]
-    names = [
-        name
-        for (name,) in conn.execute(
-            "SELECT p.name FROM rankings_rankingentry e JOIN matches_player p "
-            "ON p.id = e.player_id WHERE e.ranking_list_id = %s AND e.rank = ANY(%s)",
-            (list_id, ranks),
+    # 50 listed players drawn at random (by primary key: a drawn rank is often no rank at
+    # all, ties leave gaps, and the searches came out short of the 30 below).
+    (top,) = conn.execute("SELECT max(id) FROM matches_player").fetchone()
+    drawn = rng.sample(range(1, top + 1), min(top, 400))
+    listed = dict(
+        conn.execute(
+            "SELECT p.id, p.name FROM rankings_rankingentry e JOIN matches_player p "
+            "ON p.id = e.player_id WHERE e.ranking_list_id = %s AND e.player_id = ANY(%s)",
+            (list_id, drawn),
         ).fetchall()
-    ]
+    )
+    names = [listed[pk] for pk in drawn if pk in listed][:50]
     # Names here are "Player 0123456": the whole name finds one player; the number is what
     # tells them apart, as a surname does (no real search matches every player): five of
     # its digits find about a hundred players, three some ten thousand (as many as the
@@ -427,7 +430,8 @@ def explain(args: argparse.Namespace, result: dict[str, Any], out: Path) -> Path
     target = out.with_name(out.stem + "_explain.txt")
     paths = [result["examples"][kind] for kind in slowest]
     command = [sys.executable, "bench/pages_explain.py", "--out", str(target), *paths]
-    run_step("the query plans", command, manage_env(args), 600)
+    # The sessions as the web server has them (fido/wsgi.py): no parallel workers.
+    run_step("the query plans", command, {**manage_env(args), "FIDO_PG_PARALLEL_WORKERS": "0"}, 600)
     return target
 
 

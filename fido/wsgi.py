@@ -1,6 +1,9 @@
 """WSGI entry point (gunicorn ``fido.wsgi:application``), on the production settings unless
 ``DJANGO_SETTINGS_MODULE`` says otherwise (see ``fido.settings.production``); chunked request
-bodies read by :mod:`fido.wsgi_body`.
+bodies read by :mod:`fido.wsgi_body`; PostgreSQL's parallel query off for the web's
+sessions unless ``FIDO_PG_PARALLEL_WORKERS`` says otherwise: a page's statements read a
+few thousand rows at most, and on them starting parallel workers cost more than it saved
+(docs/performance.md).
 
 After Django has loaded, the objects alive then (modules, settings, URL patterns, the
 translation catalogues: most of a worker's heap) are moved out of the cyclic garbage
@@ -18,6 +21,8 @@ from django.core.wsgi import get_wsgi_application
 from fido.wsgi_body import ChunkedBodyMiddleware
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "fido.settings.production")
+# A page's statements are short: no parallel workers for them (fido.settings.base).
+os.environ.setdefault("FIDO_PG_PARALLEL_WORKERS", "0")
 # A chunked request body is read, not taken for empty (fido/wsgi_body.py).
 application = ChunkedBodyMiddleware(get_wsgi_application())
 

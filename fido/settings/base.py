@@ -120,6 +120,15 @@ else:
     # prepare. (Django's default, None, turns preparing off altogether, for connection
     # poolers in transaction mode; this service connects to PostgreSQL directly.)
     DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 2**31 - 1
+    # PostgreSQL's parallel workers per plan node, for this process's sessions (set when
+    # the connection starts: no statement of its own). The web server sets 0
+    # (fido/wsgi.py): its statements are short, and starting workers for them cost more
+    # than they saved (docs/performance.md); the close keeps the server's setting.
+    _parallel = env.int("FIDO_PG_PARALLEL_WORKERS", default=-1)
+    if _parallel >= 0 and DATABASES["default"]["ENGINE"] == "fido.db.postgresql":
+        DATABASES["default"]["OPTIONS"]["options"] = (
+            f"-c max_parallel_workers_per_gather={_parallel}"
+        )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
