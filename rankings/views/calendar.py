@@ -27,8 +27,8 @@ MAX_AGE = 60 * 60
 def _event(date: CycleDate, home: str) -> ical.Event:
     tz = clock.federation_tz()
     words = {
-        "month": date_format(date.month.first_day, "F Y"),
-        "time": date_format(timezone.localtime(date.at, tz), "j F Y, H:i"),
+        "month": date_format(date.month.first_day, "YEAR_MONTH_FORMAT"),
+        "time": date_format(timezone.localtime(date.at, tz), "DATETIME_FORMAT"),
         "zone": str(tz),
     }
     if date.kind == "deadline":

@@ -1,7 +1,8 @@
 """The public head-to-head page of two players: ``/players/<id>/versus/<other_id>/``.
 
 ``/players/<id>/versus/?other=<id>`` (the player page's "compare with" form, whose field
-the player type-ahead fills with a federation id) redirects there. Query: ``discipline``
+the player type-ahead fills with a federation id; a typed name that matches one player
+only is taken as that player) redirects there. Query: ``discipline``
 (default FIDO). A merged player's id redirects to the record it lives on in. 404 (with the
 id in the message) for an unknown player, 400 for the same player twice, an empty "compare
 with" field or an unknown discipline. The rows come from
@@ -22,6 +23,7 @@ from django.views.decorators.http import require_GET
 
 from matches.disciplines import DISCIPLINES
 from matches.models import Category, Player
+from matches.selectors.player_search import player_search
 
 from ..selectors.head_to_head import MAX_SHOWN, head_to_head
 from ..selectors.players import surviving_player
@@ -43,6 +45,29 @@ def _found(player_id: str) -> Player:
     return found
 
 
+def _typed(text: str) -> Player:
+    """The player the "compare with" field names: a federation id, else the one player whose
+    name (or club, or country) matches what was typed; 400 when several do, 404 when none."""
+    found = surviving_player(text) if len(text) <= MAX_ID_LENGTH else None
+    if found is not None and found.merged_into_id is None:
+        return found
+    candidates = list(player_search(text[:MAX_ID_LENGTH])[:2])
+    if len(candidates) == 1:
+        return candidates[0]
+    if candidates:
+        raise BadRequest(
+            _(
+                "Several players match “%(text)s”: choose one from the suggestions, or type "
+                "their federation id."
+            )
+            % {"text": text[:MAX_ID_LENGTH]}
+        )
+    raise Http404(
+        _("No player matches “%(text)s”. Type a name or an id such as P-000123.")
+        % {"text": text[:MAX_ID_LENGTH]}
+    )
+
+
 def _discipline(request: HttpRequest) -> str:
     code = request.GET.get("discipline", "fido")
     if code not in DISCIPLINES:
@@ -57,7 +82,7 @@ def versus_form(request: HttpRequest, player_id: str) -> HttpResponse:
     other = request.GET.get("other", "").strip()
     if not other:
         raise BadRequest(_("Type the name or federation id of the player to compare with."))
-    rival = _found(other)
+    rival = _typed(other)
     url = reverse("rankings:head_to_head", args=[player.player_id, rival.player_id])
     code = _discipline(request)
     return redirect(f"{url}?{urlencode({'discipline': code})}" if code != "fido" else url)

@@ -61,7 +61,7 @@ def test_an_unknown_player_and_german(page: Any, rivals: tuple[Any, Any]) -> Non
     page.goto(f"/players/{rosa.player_id}/")
     page.get_by_label("Compare with …").fill("Nobody")
     page.get_by_role("button", name="Head-to-head").click()
-    assert "No player has the federation id “Nobody”" in page.locator("main").inner_text()
+    assert "No player matches “Nobody”" in page.locator("main").inner_text()
     page.context.add_cookies([{"name": "django_language", "value": "de", "url": page.url}])
     page.goto(f"/players/{rosa.player_id}/versus/{juan.player_id}/")
     assert "Rosa Vidal gegen Juan Pérez" in page.get_by_role("heading", level=1).inner_text()

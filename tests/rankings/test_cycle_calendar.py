@@ -165,6 +165,7 @@ def test_the_feed_in_german_and_linked(client: Client, now) -> None:
     text = client.get("/calendar.ics", HTTP_ACCEPT_LANGUAGE="de").content.decode()
     first = events(text)[0]
     assert first["SUMMARY"] == "FIDO: Einsendeschluss für die Ergebnisse vom Mai 2026"
+    assert "vor 1. Juni 2026\\, 00:00 (Europe/Berlin)" in first["DESCRIPTION"]
     html = client.get("/").content.decode()
     assert 'href="/calendar.ics"' in html
     assert client.post("/calendar.ics").status_code == 405

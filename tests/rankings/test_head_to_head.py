@@ -7,7 +7,9 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from matches.models import Match
 from matches.services import match_correct, match_void
@@ -192,6 +194,9 @@ def test_page_links_and_form(client: Client, shared) -> None:
     response = client.get(f"/players/{a.player_id}/versus/?other=%20{b.player_id}%20")
     assert response.status_code == 302
     assert response["Location"] == f"/players/{a.player_id}/versus/{b.player_id}/"
+    zora = PlayerFactory(player_id="P-HZ", name="Zora Unique")
+    by_name = client.get(f"/players/{a.player_id}/versus/?other=zora")
+    assert by_name["Location"] == f"/players/{a.player_id}/versus/{zora.player_id}/"
     allfives = client.get(f"/players/{a.player_id}/versus/?other={b.player_id}&discipline=allfives")
     assert allfives["Location"].endswith("?discipline=allfives")
 
@@ -203,7 +208,13 @@ def test_page_bad_input(client: Client, shared) -> None:
     assert "player to compare with" in empty.content.decode()
     unknown = client.get(f"/players/{a.player_id}/versus/?other=Anna")
     assert unknown.status_code == 404
-    assert "No player has the federation id “Anna”" in unknown.content.decode()
+    assert "No player matches “Anna”" in unknown.content.decode()
+    several = client.get(f"/players/{a.player_id}/versus/?other=Player")
+    assert several.status_code == 400
+    assert "Several players match “Player”" in several.content.decode()
+    gone = client.get(f"/players/{a.player_id}/versus/P-GONE/")
+    assert gone.status_code == 404
+    assert "No player has the federation id “P-GONE”" in gone.content.decode()
     same = client.get(f"/players/{a.player_id}/versus/{a.player_id}/")
     assert same.status_code == 400
     assert "Both ids are Player A" in same.content.decode()
@@ -212,3 +223,22 @@ def test_page_bad_input(client: Client, shared) -> None:
     bad = client.get(f"/players/{a.player_id}/versus/{b.player_id}/?discipline=chess")
     assert bad.status_code == 400
     assert client.get(f"/players/P-NOBODY/versus/{b.player_id}/").status_code == 404
+
+
+def test_queries_do_not_grow_with_the_matches(club, people) -> None:
+    a, b, c, d = (people[n] for n in "ABCD")
+
+    def queries(other) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            head_to_head(a.pk, other.pk, discipline="fido")
+        return len(captured.captured_queries)
+
+    # A and B share 2 matches, A and C 16, in the same two months.
+    for month in ("03", "04"):
+        submit_table(club, [([a], 5), ([b], 1)], id=f"b{month}", date=f"2026-{month}-02")
+        for n in range(8):
+            sides = [([a], n), ([c], 4), ([d], 2)]
+            submit_table(club, sides, id=f"c{month}{n}", date=f"2026-{month}-1{n}")
+        close(f"2026-{month}")
+    assert head_to_head(a.pk, c.pk, discipline="fido").count == 16
+    assert queries(c) == queries(b)

@@ -53,8 +53,9 @@ def ana():
     return ana
 
 
-def test_the_changes(ana) -> None:
-    changes = rank_changes(ana.pk, limit=60)
+def test_the_changes(ana, django_assert_num_queries) -> None:
+    with django_assert_num_queries(1):
+        changes = rank_changes(ana.pk, limit=60)
     assert [(c.discipline, str(c.month), c.edition) for c in changes] == [
         ("fido", "2026-04", 1),
         ("fido", "2026-03", 2),
