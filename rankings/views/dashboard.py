@@ -25,7 +25,8 @@ user who is not staff gets 403.
   recomputed in order (:mod:`rankings.services.errata`). Both go through the close
   service on a worker and show their run's progress like a close; a refusal is a 400 with
   the reason, nothing recorded; an unreachable queue a 503 (the run waits in the outbox).
-- ``GET /dashboard/runs/<id>.json``: the run's state, stage, percent, timings and error,
+- ``GET /dashboard/runs/<id>.json``: the run's state, stage, percent, timings (also as
+  ``timings_text``, each stage by its name in the reader's language) and error,
   polled every second by ``static/js/dashboard.js``; without JavaScript the page refreshes
   itself while a run is active.
 
@@ -48,6 +49,7 @@ from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.formats import number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.cache import never_cache
@@ -177,7 +179,8 @@ def run_view(run: CloseRun) -> dict[str, Any]:
         "month": Month.of(run.month),
         "state_label": STATE_LABELS.get(run.state, run.state),
         "stage_label": STAGE_LABELS.get(run.stage, run.stage),
-        "timings": reads.stage_timings(run),
+        # Each stage by its name in the reader's language (issue 15, item 8).
+        "timings": [(STAGE_LABELS.get(s, s), seconds) for s, seconds in reads.stage_timings(run)],
         "list_month": str(Month.of(run.ranking_list.month)) if run.ranking_list else "",
     }
 
@@ -331,6 +334,15 @@ def run_status(request: HttpRequest, pk: int) -> JsonResponse:
     return JsonResponse(run_payload(run))
 
 
+def timings_text(run: CloseRun) -> str:
+    """The run's stage timings as the dashboard shows them, in the reader's language:
+    "Freezing the month 0.010 s · Loading results 1.250 s" / "… 1,250 s"."""
+    return " · ".join(
+        f"{STAGE_LABELS.get(stage, stage)} {number_format(seconds, 3)} s"
+        for stage, seconds in reads.stage_timings(run)
+    )
+
+
 def run_payload(run: CloseRun) -> dict[str, Any]:
     ranking_list = run.ranking_list
     return {
@@ -343,6 +355,7 @@ def run_payload(run: CloseRun) -> dict[str, Any]:
         "stage_label": str(STAGE_LABELS.get(run.stage, run.stage)),
         "percent": run.percent,
         "timings": run.timings if isinstance(run.timings, dict) else {},
+        "timings_text": timings_text(run),
         "error": run.error,
         "finished": run.is_finished,
         "created_at": run.created_at.isoformat() if run.created_at else None,

@@ -55,11 +55,8 @@
     el.querySelector(".run-percent-value").textContent = String(run.percent);
     el.querySelector(".run-state").textContent = run.state_label;
     el.querySelector(".run-stage").textContent = run.stage_label;
-    var order = ["freeze", "load", "compute", "write", "publish"];
-    el.querySelector(".run-timings").textContent = order
-      .filter(function (stage) { return stage in run.timings; })
-      .map(function (stage) { return stage + " " + Number(run.timings[stage]).toFixed(3) + " s"; })
-      .join(" · ");
+    // Stage names and numbers in the page's language, as the server words them.
+    el.querySelector(".run-timings").textContent = run.timings_text || "";
     var error = el.querySelector(".run-error");
     error.textContent = run.error || "";
     error.hidden = !run.error;

@@ -222,6 +222,10 @@ def test_a_running_close_disables_the_button_and_shows_its_progress(
         html,
     )
     assert "Computing FLADUB" in text(html)
+    # The stages done so far by name, not by their code (issue 15, item 8).
+    assert "Freezing the month 0.010 s · Loading results 1.500 s" in text(html)
+    german = text(card(staff.get(URL, HTTP_ACCEPT_LANGUAGE="de").content.decode(), "fido"))
+    assert "Monat wird eingefroren 0,010 s · " in german
     assert f'data-run-url="/dashboard/runs/{run.pk}.json"' in html
     assert 'data-finished="false"' in html
     # Without JavaScript the page refreshes itself while the run is active.
@@ -339,6 +343,13 @@ def test_the_run_json_gives_state_stage_percent_timings_and_error(staff: Client)
     assert (body["state"], body["stage"], body["percent"]) == ("failed", "write", 72)
     assert body["stage_label"] == "Writing entries"
     assert body["timings"] == {"freeze": 0.01, "load": 1.25, "compute": 0.5}
+    assert body["timings_text"] == (
+        "Freezing the month 0.010 s · Loading results 1.250 s · Computing FLADUB 0.500 s"
+    )
+    german = json.loads(
+        staff.get(f"/dashboard/runs/{run.pk}.json", HTTP_ACCEPT_LANGUAGE="de").content
+    )
+    assert german["timings_text"].startswith("Monat wird eingefroren 0,010 s · ")
     assert body["error"] == "OperationalError: the database went away"
     assert body["finished"] is True and body["ranking_list"] is None
     assert staff.get("/dashboard/runs/999999.json").status_code == 404
