@@ -6,7 +6,7 @@ In: a discipline (and instants, months). Out:
 - :func:`corrections`: the corrections and voids of the discipline's matches made in a
   span of time, each once (a correction's two events, on the old and the new revision,
   are one :class:`Correction`), with who, when, why, the match and every player of its
-  revisions; three queries;
+  revisions; four queries;
 - :func:`Correction.touches`: whether it changes the results of month M's window (a
   revision of the match was played in M's 12 months and the match counted in M or before);
 - :func:`errata_due`: the months (of the last :data:`MONTHS_WATCHED` published) whose latest
@@ -26,7 +26,7 @@ import datetime as dt
 from collections import defaultdict
 from dataclasses import dataclass
 
-from matches.models import MatchEvent, SideMember
+from matches.models import Match, MatchEvent, SideMember
 from matches.months import Month
 
 from ..fladub import WINDOW_MONTHS
@@ -52,7 +52,8 @@ class Correction:
     """The match as people name it (club and id)."""
     months_played: frozenset[Month]
     counted_from: Month
-    """The month the match (its first revision of the two) counted in."""
+    """The month the match's first revision counted in (a corrected revision counts there
+    in an erratum)."""
     players: frozenset[int]
     """Every player (``Player`` primary key) of its revisions."""
     revisions: tuple[int, ...]
@@ -83,6 +84,7 @@ def corrections(
         key = (event.kind, event.at, event.by_id, event.reason, match.club_id, match.external_id)
         grouped[key].append(event)
     match_ids = {event.match_id for event in rows}
+    roots = _first_counting_months({(e.match.club_id, e.match.external_id) for e in rows})
     players: dict[int, set[int]] = defaultdict(set)
     for match_id, player_id in SideMember.objects.filter(match_id__in=match_ids).values_list(
         "match_id", "player_id"
@@ -100,11 +102,28 @@ def corrections(
                 reason=str(reason),
                 match=first.label,
                 months_played=frozenset(Month.of(m.date_played) for m in matches),
-                counted_from=Month.of(first.counting_month),
+                counted_from=Month.of(
+                    roots.get((first.club_id, first.external_id), first.counting_month)
+                ),
                 players=frozenset(p for m in matches for p in players[m.pk]),
                 revisions=tuple(sorted(m.revision for m in matches)),
             )
         )
+    return found
+
+
+def _first_counting_months(chains: set[tuple[int, str]]) -> dict[tuple[int, str], dt.date]:
+    """(club, match id) -> the counting month of the match's first revision: where every
+    revision of it counts in an erratum (one query)."""
+    if not chains:
+        return {}
+    found: dict[tuple[int, str], dt.date] = {}
+    for club, external_id, counting in Match.objects.filter(
+        club_id__in={c for c, _ in chains}, external_id__in={e for _, e in chains}
+    ).values_list("club_id", "external_id", "counting_month"):
+        key = (club, external_id)
+        if key in chains and (key not in found or counting < found[key]):
+            found[key] = counting
     return found
 
 

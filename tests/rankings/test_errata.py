@@ -197,6 +197,9 @@ def test_a_correction_after_v2_is_left_out_of_its_verification(history, sent) ->
     match_void(match=t1, by=history["admin"], reason="not a FIDO table", now=clock.now())
     out, _ = run("verify_list", "2026-03")
     assert out.count("verified") == 2
+    # The corrected revision counts in March in an erratum, so its void touches March: due.
+    (due,) = [d for d in errata_due("fido") if str(d.month) == "2026-03"]
+    assert [c.kind for c in due.corrections] == ["voided"]
 
 
 @pytest.mark.postgres
