@@ -79,20 +79,19 @@ def hash_existing_tokens(apps, schema_editor):
     Token.objects.all().delete()
 
 
+# The steps this migration replaces.
+REPLACED = """
+0001_initial 0002_drop_indexes_led_by_composites 0003_merge_undo_audit
+0004_api_keys_hashed
+""".split()
+
+
 class Migration(migrations.Migration):
     initial = True
 
-    replaces = [
-        ("matches", "0001_initial"),
-        ("matches", "0002_drop_indexes_led_by_composites"),
-        ("matches", "0003_merge_undo_audit"),
-        ("matches", "0004_api_keys_hashed"),
-    ]
+    replaces = [("matches", name) for name in REPLACED]
 
-    dependencies = [
-        ("authtoken", "0004_alter_tokenproxy_options"),
-        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
-    ]
+    dependencies = [("authtoken", "0004_alter_tokenproxy_options"), migrations.swappable_dependency(settings.AUTH_USER_MODEL)]
 
     operations = [
         migrations.CreateModel(
@@ -202,9 +201,7 @@ class Migration(migrations.Migration):
                 ("club", models.ForeignKey(on_delete=CASCADE, related_name="secretaries", to="matches.club")),
                 ("user", models.ForeignKey(on_delete=CASCADE, related_name="secretary_roles", to=USER)),
             ],
-            options={
-                "constraints": [models.UniqueConstraint(fields=("user", "club"), name="secretary_unique_user_club")],
-            },
+            options={"constraints": [models.UniqueConstraint(fields=("user", "club"), name="secretary_unique_user_club")]},
         ),
         migrations.CreateModel(
             name="Side",
@@ -289,9 +286,7 @@ class Migration(migrations.Migration):
                 ("created_at", models.DateTimeField(auto_now_add=True)),
                 ("user", models.ForeignKey(db_index=False, on_delete=CASCADE, to=USER)),
             ],
-            options={
-                "constraints": [models.UniqueConstraint(fields=("user", "key"), name="idempotency_unique_user_key")],
-            },
+            options={"constraints": [models.UniqueConstraint(fields=("user", "key"), name="idempotency_unique_user_key")]},
         ),
         migrations.CreateModel(
             name="PlayerMergeUndo",

@@ -212,27 +212,21 @@ def percent_check(name):
     return models.CheckConstraint(condition=models.Q(("percent__lte", 100)), name=name)
 
 
+# The steps this migration replaces.
+REPLACED = """
+0001_initial 0002_immutable_published_lists 0003_public_pages_indexes
+0004_entries_checked_per_statement 0005_entry_player_place 0006_one_player_index
+0007_list_seal 0008_projection 0009_close_hold 0010_list_versions
+0011_close_run_outbox_heartbeat
+""".split()
+
+
 class Migration(migrations.Migration):
     initial = True
 
-    replaces = [
-        ("rankings", "0001_initial"),
-        ("rankings", "0002_immutable_published_lists"),
-        ("rankings", "0003_public_pages_indexes"),
-        ("rankings", "0004_entries_checked_per_statement"),
-        ("rankings", "0005_entry_player_place"),
-        ("rankings", "0006_one_player_index"),
-        ("rankings", "0007_list_seal"),
-        ("rankings", "0008_projection"),
-        ("rankings", "0009_close_hold"),
-        ("rankings", "0010_list_versions"),
-        ("rankings", "0011_close_run_outbox_heartbeat"),
-    ]
+    dependencies = [("matches", "0001_squashed_0004_api_keys_hashed"), migrations.swappable_dependency(settings.AUTH_USER_MODEL)]
 
-    dependencies = [
-        ("matches", "0001_squashed_0004_api_keys_hashed"),
-        migrations.swappable_dependency(settings.AUTH_USER_MODEL),
-    ]
+    replaces = [("rankings", name) for name in REPLACED]
 
     operations = [
         migrations.CreateModel(
