@@ -45,11 +45,6 @@ NOW = dt.datetime(2026, 3, 20, 12, 0, tzinfo=BERLIN)
 
 
 @pytest.fixture
-def club():
-    return ClubFactory(club_id="CLUB-7")
-
-
-@pytest.fixture
 def four(club):
     return [PlayerFactory(club=club) for _ in range(4)]
 

@@ -15,20 +15,10 @@ from django.test.utils import CaptureQueriesContext
 from matches import store
 from matches.models import Match, MatchEvent, Side, SideMember, Submission
 from matches.services import match_batch_submit
-from tests.matches.factories import ClubFactory, PlayerFactory, UserFactory, match_payload
+from tests.matches.factories import UserFactory, match_payload
 
 pytestmark = pytest.mark.django_db
 NOW = dt.datetime(2026, 3, 20, 12, 0, tzinfo=ZoneInfo("Europe/Berlin"))
-
-
-@pytest.fixture
-def club():
-    return ClubFactory(club_id="CLUB-S")
-
-
-@pytest.fixture
-def players(club):
-    return [PlayerFactory(club=club) for _ in range(8)]
 
 
 def batch(club, players, prefix: str) -> list[dict[str, Any]]:

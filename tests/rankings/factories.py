@@ -11,6 +11,7 @@ from matches.audit import recording
 from matches.models import Club, Player
 from matches.months import Month, deadline
 from matches.services import match_batch_submit
+from rankings import fladub
 from rankings.models import RankingList
 from rankings.services.close import month_close
 from tests.matches.factories import match_payload
@@ -148,3 +149,8 @@ def random_results(
                 for p in team
             ]
         SideMember.objects.bulk_create(members)
+
+
+def list_columns(ranking: fladub.RankingList, *names: str) -> list[tuple[Any, ...]]:
+    """A computed list's rows, in list order, as tuples of the columns ``names``."""
+    return list(zip(*(getattr(ranking, name).tolist() for name in names), strict=True))

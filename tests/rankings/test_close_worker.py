@@ -30,7 +30,7 @@ from rankings.models import CloseRun, CurrentList, RankingEntry, RankingList
 from rankings.selectors.lists import current_list
 from rankings.selectors.window import window
 from rankings.services.close import month_close_enqueue
-from tests.rankings.factories import close, random_results
+from tests.rankings.factories import close, list_columns, random_results
 
 pytestmark = [
     pytest.mark.postgres,
@@ -64,16 +64,10 @@ def undisturbed(month: Month) -> list[tuple[int, int, int, int, int | None]]:
     ranking = fladub.compute_list(
         inputs.sides, month.index, inputs.published, player_order=inputs.player_order
     )
+    columns = ("player", "rank", "fladub_cents", "results_counted", "previous_rank")
     return [
         (p, r, c, n, None if prev == 0 else prev)
-        for p, r, c, n, prev in zip(
-            ranking.player.tolist(),
-            ranking.rank.tolist(),
-            ranking.fladub_cents.tolist(),
-            ranking.results_counted.tolist(),
-            ranking.previous_rank.tolist(),
-            strict=True,
-        )
+        for p, r, c, n, prev in list_columns(ranking, *columns)
     ]
 
 

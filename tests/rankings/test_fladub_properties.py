@@ -12,6 +12,7 @@ import math
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from fractions import Fraction
+from typing import Any
 from unittest import mock
 
 import numpy as np
@@ -20,6 +21,7 @@ from hypothesis import strategies as st
 
 from rankings import fladub
 from rankings.fladub import Match, PublishedList, Sides
+from tests.rankings.factories import list_columns
 
 FIRST = fladub.month_index(2025, 1)
 
@@ -88,17 +90,9 @@ def reference_list(
     ]
 
 
-def rows_of(ranking: fladub.RankingList) -> list[tuple[int, int, int, int, int]]:
-    return list(
-        zip(
-            ranking.player.tolist(),
-            ranking.fladub_cents.tolist(),
-            ranking.rank.tolist(),
-            ranking.results_counted.tolist(),
-            ranking.previous_rank.tolist(),
-            strict=True,
-        )
-    )
+def rows_of(ranking: fladub.RankingList) -> list[tuple[Any, ...]]:
+    columns = ("player", "fladub_cents", "rank", "results_counted", "previous_rank")
+    return list_columns(ranking, *columns)
 
 
 def as_published(lists: Lists) -> dict[int, PublishedList]:

@@ -22,6 +22,7 @@ from django.utils.translation import ngettext
 from matches import clock
 from matches.disciplines import CODES
 from matches.months import Month
+from rankings.management.arguments import month_argument
 from rankings.models import CloseRun, RankingList
 from rankings.selectors.lists import ListInfo, published_list
 from rankings.services.close_run import CloseRefused, close_run_create
@@ -64,10 +65,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            month = Month.parse(options["month"])
-        except ValueError as exc:
-            raise CommandError(str(exc)) from exc
+        month = month_argument(options["month"])
         workers = options["workers"]
         if not 1 <= workers <= 64:
             raise CommandError(f"--workers must be 1..64, not {workers}")

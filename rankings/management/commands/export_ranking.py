@@ -10,8 +10,8 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from matches.disciplines import CODES
-from matches.months import Month
 from rankings.export import FORMATS, pieces
+from rankings.management.arguments import month_argument
 from rankings.selectors.lists import published_list
 
 
@@ -24,10 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--format", default="csv", choices=FORMATS, dest="fmt")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            month = Month.parse(options["month"])
-        except ValueError as exc:
-            raise CommandError(str(exc)) from exc
+        month = month_argument(options["month"])
         discipline = options["discipline"]
         ranking_list = published_list(discipline=discipline, month=month)
         if ranking_list is None:

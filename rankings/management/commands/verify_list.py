@@ -22,6 +22,7 @@ from django.utils.translation import ngettext
 
 from matches.disciplines import CODES
 from matches.months import Month
+from rankings.management.arguments import month_argument
 from rankings.models import RankingList
 from rankings.verification import NotAList, verify_file, verify_stored
 
@@ -44,10 +45,7 @@ class Command(BaseCommand):
         parser.add_argument("--file", type=Path, help="a downloaded CSV to check")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        try:
-            month = Month.parse(options["month"])
-        except ValueError as exc:
-            raise CommandError(str(exc)) from exc
+        month = month_argument(options["month"])
         lists = _the_lists(options["discipline"], month, options["list_version"])
         failed = []
         if options["file"] is not None:

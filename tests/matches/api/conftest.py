@@ -10,7 +10,6 @@ from zoneinfo import ZoneInfo
 import pytest
 from rest_framework.test import APIClient
 
-from matches import clock
 from matches.models import (
     IdempotencyRecord,
     Match,
@@ -52,17 +51,14 @@ def errors_at(response: Any) -> list[str]:
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings: Any) -> None:
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def _fast_passwords(fast_passwords: None) -> None:
+    """The users of every API test are made with the suite's fast hasher (tests/conftest.py)."""
 
 
 @pytest.fixture(autouse=True)
-def now(monkeypatch: pytest.MonkeyPatch) -> Callable[[dt.datetime], None]:
-    """``now(instant)`` sets the server clock the API reads through ``matches.clock.now``."""
-
-    def set_now(instant: dt.datetime) -> None:
-        monkeypatch.setattr(clock, "now", lambda: instant)
-
+def now(set_now: Callable[[dt.datetime], None]) -> Callable[[dt.datetime], None]:
+    """``now(instant)`` sets the server clock the API reads through ``matches.clock.now``
+    (the suite's ``set_now``); it says :data:`NOW` until a test sets it."""
     set_now(NOW)
     return set_now
 

@@ -11,7 +11,6 @@ from zoneinfo import ZoneInfo
 import pytest
 from django.test import Client
 
-from matches import clock
 from matches.models import Club, Match, MatchEvent, Player, Side, SideMember, Submission
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
 
@@ -53,18 +52,15 @@ def error_of(html: str, element_id: str) -> str:
 
 
 @pytest.fixture(autouse=True)
-def _fast_passwords(settings) -> None:
-    # The factories hash a password for every user; the default hasher is slow on purpose.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def _fast_passwords(fast_passwords: None) -> None:
+    """The factories hash a password for every user: the suite's fast hasher (tests/conftest.py)."""
 
 
 @pytest.fixture
-def set_now(monkeypatch: pytest.MonkeyPatch) -> Callable[[dt.datetime], None]:
-    def setter(instant: dt.datetime) -> None:
-        monkeypatch.setattr(clock, "now", lambda: instant)
-
-    setter(NOW)
-    return setter
+def set_now(set_now: Callable[[dt.datetime], None]) -> Callable[[dt.datetime], None]:
+    """The suite's ``set_now`` (tests/conftest.py), the clock at :data:`NOW` to begin with."""
+    set_now(NOW)
+    return set_now
 
 
 @pytest.fixture

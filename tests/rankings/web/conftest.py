@@ -11,6 +11,7 @@ from html import unescape
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.test import Client
 
 from matches.audit import recording
 from matches.models import Player
@@ -22,6 +23,7 @@ NOW = dt.datetime(2026, 5, 10, 12, 0, tzinfo=BERLIN)
 
 # (player, rank, FLADUB cents, results counted, previous rank or None)
 Row = tuple[Player, int, int, int, int | None]
+ROW_FIELDS = ("player", "rank", "fladub_cents", "results_counted", "previous_rank")
 
 
 def publish(
@@ -53,14 +55,10 @@ def publish(
         [
             RankingEntry(
                 ranking_list=ranking_list,
-                player=player,
-                rank=rank,
-                fladub_cents=cents,
-                results_counted=counted,
-                previous_rank=previous,
-                movement=None if previous is None else previous - rank,
+                movement=None if row[4] is None else row[4] - row[1],
+                **dict(zip(ROW_FIELDS, row, strict=True)),
             )
-            for player, rank, cents, counted, previous in rows
+            for row in rows
         ]
     )
     RankingList.objects.filter(discipline=discipline, month=day, status="published").update(
@@ -81,6 +79,13 @@ def text(html: str) -> str:
     """What a reader reads: tags dropped, entities decoded, white space collapsed."""
     words = " ".join(unescape(re.sub(r"<[^>]+>", " ", html)).split())
     return re.sub(r" ([,.;:])(?=\s|$)", r"\1", words)
+
+
+def page_text(client: Client, url: str) -> str:
+    """The text of the page at ``url`` (which must answer 200)."""
+    response = client.get(url)
+    assert response.status_code == 200
+    return text(response.content.decode())
 
 
 def visible_text(html: str) -> str:

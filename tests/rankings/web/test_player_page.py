@@ -12,7 +12,7 @@ from matches.models import Player
 from tests.matches.factories import ClubFactory, PlayerFactory
 from tests.rankings.factories import submit_table
 
-from .conftest import parse_xml, publish, results_rows, svg_elements, text, visible_text
+from .conftest import page_text, parse_xml, publish, results_rows, svg_elements, text, visible_text
 
 pytestmark = pytest.mark.django_db
 
@@ -212,9 +212,7 @@ def test_the_disciplines_of_a_player(client: Client, worked_example, abcd) -> No
 
 
 def test_an_unranked_player_without_results(client: Client, worked_example, abcd) -> None:
-    response = client.get("/players/P-D/")
-    assert response.status_code == 200
-    page = text(response.content.decode())
+    page = page_text(client, "/players/P-D/")
     assert "Unranked" in page
     assert "not on the list of April 2026" in page
 
