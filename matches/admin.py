@@ -109,7 +109,9 @@ class SideInline(admin.TabularInline):
 
 
 class ReasonForm(forms.Form):
-    reason = forms.CharField(widget=forms.Textarea(attrs={"rows": 3}))
+    reason = forms.CharField(
+        label=gettext_lazy("Reason"), widget=forms.Textarea(attrs={"rows": 3}), max_length=500
+    )
 
 
 def reason_action(
@@ -164,7 +166,7 @@ def _void_lines(queryset: QuerySet[Match]) -> list[str]:
                 " / ".join(str(s.score) for s in m.sides.all()),
             )
         )
-        + (" (already voided: left as it is)" if m.voided_at else "")
+        + ((" " + _("(already voided: left as it is)")) if m.voided_at else "")
         for m in queryset.select_related("club").prefetch_related("sides")
     ]
 
@@ -198,14 +200,14 @@ class MatchAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    @admin.action(description="Void the selected matches (from the next list on)")
+    @admin.action(description=gettext_lazy("Void the selected matches (from the next list on)"))
     def void_matches(self, request: HttpRequest, queryset: QuerySet[Match]) -> HttpResponse | None:
         return reason_action(
             self,
             request,
             queryset,
             name="void_matches",
-            title="Void matches",
+            title=_("Void matches"),
             apply=lambda match, **how: match_void(match=match, **how),
             done=lambda n: ngettext("Voided %d match.", "Voided %d matches.", n) % n,
             listed=_void_lines(queryset),
@@ -225,7 +227,7 @@ class PlayerMergeAdmin(ReadOnlyAdmin):
     list_select_related = ["source", "target", "merged_by"]
     actions = ["undo_merges"]
 
-    @admin.action(description="Undo the selected merges (within their month)")
+    @admin.action(description=gettext_lazy("Undo the selected merges (within their month)"))
     def undo_merges(
         self, request: HttpRequest, queryset: QuerySet[PlayerMerge]
     ) -> HttpResponse | None:
@@ -234,7 +236,7 @@ class PlayerMergeAdmin(ReadOnlyAdmin):
             request,
             queryset,
             name="undo_merges",
-            title="Undo merges",
+            title=_("Undo merges"),
             apply=lambda merge, **how: player_merge_undo(merge=merge, **how),
             done=lambda n: ngettext("Undid %d merge.", "Undid %d merges.", n) % n,
         )
@@ -270,7 +272,7 @@ class ApiKeyAdmin(admin.ModelAdmin):
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    @admin.action(description="Revoke the selected API tokens")
+    @admin.action(description=gettext_lazy("Revoke the selected API tokens"))
     def revoke(self, request: HttpRequest, queryset: QuerySet[ApiKey]) -> None:
         ended = queryset.filter(revoked_at__isnull=True).update(revoked_at=timezone.now())
         self.message_user(

@@ -54,6 +54,13 @@ def test_void_action_asks_a_reason_then_voids(setup) -> None:
     match.refresh_from_db()
     assert (match.void_reason, match.voided_by) == ("forfeit", admin)
     assert MatchEvent.objects.filter(kind="voided").count() == 1
+    # In German: the confirmation, and the count of what was done (ngettext, issue 15 item 8).
+    client.defaults["HTTP_ACCEPT_LANGUAGE"] = "de"
+    page = client.post("/admin/matches/match/", data).content.decode()
+    assert "1 ausgewählt:" in page and "(bereits annulliert: bleibt, wie sie ist)" in page
+    assert ">Bestätigen</button>" in page and "Partien annullieren" in page
+    done = client.post("/admin/matches/match/", {**data, "apply": "1", "reason": "x"}, follow=True)
+    assert "0 Partien annulliert." in done.content.decode()
 
 
 def test_merge_action_opens_the_merge_form_with_the_two_selected_records(setup) -> None:
