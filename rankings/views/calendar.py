@@ -70,7 +70,7 @@ def cycle_calendar(request: HttpRequest) -> HttpResponse:
     text = ical.calendar(
         [_event(date, home) for date in cycle_dates(now)],
         name=str(_("FIDO world ranking: deadlines and closes")),
-        timezone_name=str(clock.federation_tz()),
+        tz=clock.federation_tz(),
         stamp=now,
     )
     response = HttpResponse(text.encode("utf-8"), content_type="text/calendar; charset=utf-8")

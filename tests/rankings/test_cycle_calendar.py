@@ -1,12 +1,14 @@
 """The iCalendar feed of deadlines and closes: the RFC 5545 writer (rankings.ical: folding
-at 75 octets, CRLF, escaping, UTC times), the dates of the coming 12 months in the
-federation's zone (rankings.selectors.cycle_calendar, from the cycle's open months and
-holds), and /calendar.ics in English and German."""
+at 75 octets, CRLF, escaping, wall-clock times with a VTIMEZONE from the zone database),
+the dates of the coming 12 months in the federation's zone
+(rankings.selectors.cycle_calendar, from the cycle's open months and holds), and
+/calendar.ics in English and German."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Callable
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
@@ -73,7 +75,7 @@ def test_calendar_structure() -> None:
     text = ical.calendar(
         [ical.Event(uid="x@fido", start=NOW, summary="One, two; three", url="http://x/")],
         name="Cal",
-        timezone_name="Europe/Berlin",
+        tz=BERLIN,
         stamp=NOW,
     )
     assert text.startswith("BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:")
@@ -83,11 +85,53 @@ def test_calendar_structure() -> None:
     assert event == {
         "UID": "x@fido",
         "DTSTAMP": "20260510T100000Z",
-        "DTSTART": "20260510T100000Z",
+        "DTSTART;TZID=Europe/Berlin": "20260510T120000",
         "SUMMARY": "One\\, two\\; three",
         "URL": "http://x/",
         "TRANSP": "TRANSPARENT",
     }
+    assert unfold(text).index("BEGIN:VTIMEZONE") < unfold(text).index("BEGIN:VEVENT")
+
+
+def test_the_time_zone_has_each_change_of_offset() -> None:
+    start = dt.datetime(2026, 6, 1, tzinfo=BERLIN)
+    lines = ical.timezone_lines(BERLIN, start, dt.datetime(2027, 5, 1, tzinfo=BERLIN))
+    assert lines == [
+        "BEGIN:VTIMEZONE",
+        "TZID:Europe/Berlin",
+        "BEGIN:DAYLIGHT",
+        "DTSTART:20260601T000000",
+        "TZOFFSETFROM:+0200",
+        "TZOFFSETTO:+0200",
+        "TZNAME:CEST",
+        "END:DAYLIGHT",
+        # Summer time ends on 25 October 2026 at 03:00 summer time; begins 28 March 2027
+        # at 02:00 winter time.
+        "BEGIN:STANDARD",
+        "DTSTART:20261025T030000",
+        "TZOFFSETFROM:+0200",
+        "TZOFFSETTO:+0100",
+        "TZNAME:CET",
+        "END:STANDARD",
+        "BEGIN:DAYLIGHT",
+        "DTSTART:20270328T020000",
+        "TZOFFSETFROM:+0100",
+        "TZOFFSETTO:+0200",
+        "TZNAME:CEST",
+        "END:DAYLIGHT",
+        "END:VTIMEZONE",
+    ]
+    tokyo = ZoneInfo("Asia/Tokyo")
+    assert ical.timezone_lines(tokyo, NOW, NOW + dt.timedelta(days=400))[2:7] == [
+        "BEGIN:STANDARD",
+        "DTSTART:20260510T190000",
+        "TZOFFSETFROM:+0900",
+        "TZOFFSETTO:+0900",
+        "TZNAME:JST",
+    ]
+    assert len(ical.timezone_lines(tokyo, NOW, NOW + dt.timedelta(days=400))) == 9
+    kolkata = ical.timezone_lines(ZoneInfo("Asia/Kolkata"), NOW, NOW)
+    assert "TZOFFSETTO:+0530" in kolkata
 
 
 # --- the dates and the feed -----------------------------------------------------------------
@@ -146,18 +190,19 @@ def test_the_feed(client: Client, now) -> None:
     assert all(line.endswith("\r") for line in text.split("\n")[:-1])
     assert all(len(piece.encode()) <= 75 for piece in text.split("\r\n"))
     assert "X-WR-TIMEZONE:Europe/Berlin" in text
+    assert unfold(text).count("BEGIN:VTIMEZONE") == 1
     found = events(text)
     assert len(found) == 24
     assert len({e["UID"] for e in found}) == 24
     assert all(e["DTSTAMP"] == "20260510T100000Z" for e in found)
     first, october = found[0], found[10]
     assert first["SUMMARY"] == "FIDO: deadline for the results of May 2026"
-    assert first["DTSTART"] == "20260531T220000Z"  # midnight in Berlin, summer time
+    assert first["DTSTART;TZID=Europe/Berlin"] == "20260601T000000"  # midnight in Berlin
     assert "received before 1 June 2026\\, 00:00 (Europe/Berlin)" in first["DESCRIPTION"]
     assert found[1]["SUMMARY"] == "FIDO: lists of May 2026 published"
-    assert found[1]["DTSTART"] == "20260531T220500Z"
+    assert found[1]["DTSTART;TZID=Europe/Berlin"] == "20260601T000500"
     assert october["SUMMARY"] == "FIDO: deadline for the results of October 2026"
-    assert october["DTSTART"] == "20261031T230000Z"  # midnight in Berlin, winter time
+    assert october["DTSTART;TZID=Europe/Berlin"] == "20261101T000000"  # winter time
 
 
 @pytest.mark.django_db
