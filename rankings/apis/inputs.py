@@ -40,6 +40,13 @@ VERSION = OpenApiParameter(
 PLAYER = OpenApiParameter("player_id", str, OpenApiParameter.PATH)
 
 
+def player_in_list(month_description: str) -> list[OpenApiParameter]:
+    """The parameters of a question about a player in one list: the discipline and the
+    player in the path, the list's optional month in the query."""
+    month = OpenApiParameter("month", OPTIONAL_MONTH_SCHEMA, description=month_description)
+    return [DISCIPLINE, PLAYER, month]
+
+
 class PublicAPI(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list[type] = []

@@ -17,7 +17,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -121,15 +121,9 @@ def _target(discipline: str, month: str | None) -> tuple[ListInfo, Any]:
 class PlayerLedgerAPI(inputs.PublicAPI):
     @extend_schema(
         operation_id="rankings_player_ledger",
-        parameters=[
-            inputs.DISCIPLINE,
-            inputs.PLAYER,
-            OpenApiParameter(
-                "month",
-                inputs.OPTIONAL_MONTH_SCHEMA,
-                description="the list's month (default: current; the open month: its projection)",
-            ),
-        ],
+        parameters=inputs.player_in_list(
+            "the list's month (default: current; the open month: its projection)"
+        ),
         responses={
             200: LedgerOutput,
             400: OpenApiResponse(description="bad month"),

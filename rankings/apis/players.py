@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -144,13 +144,7 @@ class PlayerResultsAPI(inputs.PublicAPI):
     @extend_schema(
         operation_id="rankings_player_results",
         parameters=[
-            inputs.DISCIPLINE,
-            inputs.PLAYER,
-            OpenApiParameter(
-                "month",
-                inputs.OPTIONAL_MONTH_SCHEMA,
-                description="the list's month (default: current)",
-            ),
+            *inputs.player_in_list("the list's month (default: current)"),
             *page_parameters(MAX_PAGE_SIZE),
         ],
         responses={200: BreakdownOutput, 404: OpenApiResponse(description="unknown player")},

@@ -10,16 +10,7 @@ from django.db import IntegrityError, transaction
 from django.db.transaction import TransactionManagementError
 
 from matches import sql
-from matches.models import (
-    ClosedMonth,
-    Club,
-    Match,
-    MatchEvent,
-    Player,
-    PlayerMerge,
-    Side,
-    SideMember,
-)
+from matches.models import ClosedMonth, Match, MatchEvent, Player, PlayerMerge, Side, SideMember
 from matches.months import Month
 from matches.services import (
     NotAllowed,
@@ -146,7 +137,7 @@ def test_unknown_players_and_side_counts(club, sides, path, fragment) -> None:
 
 def test_unknown_club_and_future_date_and_old_date(four) -> None:
     a, b, *_ = four
-    ghost = Club(club_id="CLUB-404", name="Ghost", country="DE")
+    ghost = ClubFactory.build(club_id="CLUB-404", name="Ghost")  # never saved
     with pytest.raises(InvalidSubmission) as err:
         match_batch_submit(
             payloads=[match_payload(ghost, [([a], 1), ([b], 0)])],
