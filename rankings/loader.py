@@ -9,14 +9,17 @@ In: a discipline and the month R of the list L(R), or the ids of published lists
 - :func:`whole_lists`: published lists in integer cents (the strength lists of
   :func:`rankings.selectors.strength_lists.strength_lists` read whole);
 - :func:`player_order`: each player's position in federation-id order (``P-000123``,
-  compared as code points, ``COLLATE "C"``), the tie-break within a shared rank.
+  compared as code points, ``COLLATE "C"``), the tie-break within a shared rank;
+  :func:`player_order_later` reads it in the background, in the caller's snapshot, on a
+  connection of its own (:func:`read_copy_later`), while the close computes.
 
 Two paths give the same arrays. On PostgreSQL the rows travel as ``COPY ... TO STDOUT
 (FORMAT binary)``: the raw protocol messages are appended to one buffer and parsed with
 a single ``np.frombuffer`` (every field is fixed-width and NOT NULL, so a tuple is a
-fixed-size record), never row by row in Python. ``streams`` connections read disjoint
-block ranges of the table in parallel, all inside one exported snapshot, so they see
-exactly what a single reader would. Elsewhere (SQLite) the same statements of
+fixed-size record), never row by row in Python; the window's records are checked and
+copied into columns block by block, each block read from memory once. ``streams``
+connections read disjoint block ranges of the table in parallel, all inside one exported
+snapshot, so they see exactly what a single reader would. Elsewhere (SQLite) the same statements of
 :mod:`rankings.sql` feed NumPy. The caller owns the transaction (and its snapshot):
 :func:`rankings.selectors.window.window` reads everything in one.
 """
