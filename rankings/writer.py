@@ -9,7 +9,8 @@ NumPy builds whole: a tuple is a fixed-size record except that ``previous_rank``
 ``movement`` are NULL (a length word of -1, no data) for players new to the list, so each
 row is a 66-byte record of which new players' rows keep the first 58 bytes. Elsewhere
 ``bulk_create`` in batches. With ``streams`` > 1 the rows are split into that many
-contiguous slices written by as many connections at once (:func:`write_entries`).
+contiguous slices, never inside a tie (:func:`stream_bounds`), written by as many
+connections at once (:func:`write_entries`).
 """
 
 from __future__ import annotations
@@ -101,9 +102,25 @@ def _slice(ranking: fladub.RankingList, rows: slice) -> fladub.RankingList:
     )
 
 
+def stream_bounds(rank: Any, streams: int) -> list[int]:
+    """Row positions cutting a list (ranks non-decreasing) into ``streams`` slices of
+    about equal size, each cut moved back to where its rank begins: a tie is written by
+    one stream, whose rows draw their ids in row order, so ``(rank, id)`` (the order the
+    pages and the download read) is the list order. Cut inside a tie, the streams' ids
+    interleave and that tie came back out of federation-id order."""
+    n = len(rank)
+    bounds = [0]
+    for i in range(1, streams):
+        cut = n * i // streams
+        if 0 < cut < n:
+            cut = int(np.searchsorted(rank, rank[cut], side="left"))
+        bounds.append(max(cut, bounds[-1]))
+    return [*bounds, n]
+
+
 def _write_parallel(ranking_list: RankingList, ranking: fladub.RankingList, streams: int) -> int:
     n = len(ranking)
-    bounds = [n * i // streams for i in range(streams + 1)]
+    bounds = stream_bounds(ranking.rank, streams)
     parts = [_slice(ranking, slice(lo, hi)) for lo, hi in itertools.pairwise(bounds)]
     started = time.perf_counter()
     errors: list[BaseException] = []

@@ -9,11 +9,14 @@ import logging
 import threading
 from typing import Any
 
+import numpy as np
 import pytest
 
+from matches.months import Month
 from rankings import writer
 from rankings.models import RankingEntry, RankingList
-from tests.rankings.factories import close
+from tests.matches.factories import ClubFactory, PlayerFactory
+from tests.rankings.factories import close, submit_table
 from tests.rankings.test_close_worker import (  # noqa: F401  (fixtures)
     TARGET,
     current_id,
@@ -64,3 +67,45 @@ def test_a_failed_stream_publishes_nothing_and_the_next_close_recovers(
     assert entries(published) == expected
     lists = RankingList.objects.filter(month=TARGET.first_day).order_by("version")
     assert [(x.version, x.status) for x in lists] == [(1, "failed"), (2, "published")]
+
+
+def test_stream_cuts_fall_where_a_rank_begins() -> None:
+    rank = np.array([1, 2, 2, 2, 2, 6, 7, 7, 9, 10])
+    assert writer.stream_bounds(rank, 1) == [0, 10]
+    assert writer.stream_bounds(rank, 2) == [0, 5, 10]  # 5 begins rank 6
+    assert writer.stream_bounds(rank, 3) == [0, 1, 6, 10]  # 3 is inside the tie at 2
+    assert writer.stream_bounds(np.array([1, 1, 1, 1]), 2) == [0, 0, 4]  # one tie: one slice
+
+
+def test_several_streams_keep_each_tie_in_list_order(settings, monkeypatch) -> None:
+    # One player with two wins, then a tie of eleven (one win each): an even split in
+    # two would cut the tie. The second stream is made to write first, so its rows draw
+    # the lower ids; read back by (rank, id), as the pages and the download read a list,
+    # the tie must still come in federation-id order.
+    club = ClubFactory()
+    players = [PlayerFactory(club=club) for _ in range(25)]
+    winners, losers = players[:12], players[12:]
+    for i, (winner, loser) in enumerate(zip(winners, losers, strict=False)):
+        submit_table(club, [([winner], 2), ([loser], 1)], id=f"t{i}", date="2026-03-10")
+    submit_table(club, [([winners[0]], 2), ([losers[-1]], 1)], id="top", date="2026-03-11")
+    settings.FIDO_CLOSE_WRITE_STREAMS = 2
+    second_done = threading.Event()
+    copy = writer._copy
+
+    def second_first(conn: Any, buffer: bytes) -> None:
+        if threading.current_thread() is threading.main_thread():
+            assert second_done.wait(30)
+            copy(conn, buffer)
+        else:
+            copy(conn, buffer)
+            second_done.set()
+
+    monkeypatch.setattr(writer, "_copy", second_first)
+    published = close(Month(2026, 3))
+    read_back = list(
+        RankingEntry.objects.filter(ranking_list=published)
+        .order_by("rank", "id")
+        .values_list("rank", "player__player_id")
+    )
+    tie = sorted(str(p.player_id) for p in winners[1:])
+    assert read_back == [(1, winners[0].player_id)] + [(2, player_id) for player_id in tie]
