@@ -242,3 +242,20 @@ def test_queries_do_not_grow_with_the_matches(club, people) -> None:
         close(f"2026-{month}")
     assert head_to_head(a.pk, c.pk, discipline="fido").count == 16
     assert queries(c) == queries(b)
+
+
+def test_a_merged_id(client: Client, shared) -> None:
+    a, b = shared
+    old = PlayerFactory(player_id="P-HOLD", name="Player A (old record)")
+    old.merged_into = a
+    old.save(update_fields=["merged_into"])
+    moved = client.get(f"/players/{old.player_id}/versus/{b.player_id}/?discipline=fido")
+    assert moved.status_code == 301
+    assert moved["Location"] == f"/players/{a.player_id}/versus/{b.player_id}/?discipline=fido"
+    assert client.get(f"/players/{a.player_id}/versus/{old.player_id}/").status_code == 301
+    # The same player after the merge: refused on the page and in the API.
+    assert client.get(f"/players/{a.player_id}/versus/{a.player_id}/").status_code == 400
+    same = client.get(API.format("fido", a.player_id, old.player_id))
+    assert same.status_code == 400
+    body = client.get(API.format("fido", old.player_id, b.player_id)).json()
+    assert body["player_id"] == a.player_id and body["count"] == 6
