@@ -66,10 +66,14 @@ class ListOutput(serializers.Serializer):
     discipline = serializers.CharField()
     month = serializers.CharField(source="list_month")
     version = serializers.IntegerField(
-        source="edition", help_text="1: the close of the month; 2, 3, ...: its errata"
+        source="edition",
+        allow_null=True,
+        help_text="1: the close of the month; 2, 3, ...: its errata; null: the projection",
     )
     superseded = serializers.BooleanField(help_text="a later version replaced this one")
-    published_at = serializers.DateTimeField()
+    published_at = serializers.DateTimeField(
+        allow_null=True, help_text="null for the projected list (never published)"
+    )
     entries = serializers.IntegerField(source="entry_count")
     seal = SealOutput(allow_null=True)
 

@@ -16,6 +16,11 @@ is left out there only: a submission, correction or void names players, clubs an
 that must exist (a 400 naming them otherwise), a what-if names an existing player, a game
 record must be a legal game, a password must be right, and the match list's ``date_to``
 must not be before its ``date_from`` (a 400 saying so, rather than an empty list).
+
+Generated months and player ids rarely name a published list, so a second test sends the
+ranking endpoints requests for real lists (two closed months and a projection) and runs the
+same checks on their 200 answers (it found the projection's ``version`` and
+``published_at``, null, documented as never null).
 """
 
 from __future__ import annotations
@@ -58,9 +63,9 @@ pytestmark = [pytest.mark.django_db, pytest.mark.postgres, pytest.mark.redis]
 
 
 @pytest.fixture
-def callers(settings: Any) -> Iterator[dict[str, Any]]:
-    """A club with players, its secretary and an admin; rate limits out of the way (a 429
-    is documented everywhere, but would hide what the requests after it find)."""
+def in_process(settings: Any) -> Iterator[None]:
+    """Rate limits out of the way (a 429 is documented everywhere, but would hide what the
+    requests after it find); the test's connection kept open across in-process requests."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.REST_FRAMEWORK = {
         **settings.REST_FRAMEWORK,
@@ -70,15 +75,21 @@ def callers(settings: Any) -> Iterator[dict[str, Any]]:
             "submissions": "1000000/min",
         },
     }
-    club = ClubFactory(club_id="CLUB-7")
-    for _ in range(4):
-        PlayerFactory(club=club)
     # In-process requests share the test's connection: it must outlive each request.
     request_started.disconnect(close_old_connections)
     request_finished.disconnect(close_old_connections)
-    yield {"secretary": SecretaryFactory(club=club).user, "admin": AdminFactory()}
+    yield
     request_started.connect(close_old_connections)
     request_finished.connect(close_old_connections)
+
+
+@pytest.fixture
+def callers(in_process: None) -> dict[str, Any]:
+    """A club with players, its secretary and an admin."""
+    club = ClubFactory(club_id="CLUB-7")
+    for _ in range(4):
+        PlayerFactory(club=club)
+    return {"secretary": SecretaryFactory(club=club).user, "admin": AdminFactory()}
 
 
 @pytest.mark.parametrize("role", ["secretary", "admin"])
@@ -88,3 +99,75 @@ def test_the_api_keeps_to_its_schema(case: Any, callers: dict[str, Any], role: s
     key, _ = token_issue(user=callers[role])
     excluded = [positive_data_acceptance] if case.operation.label in DATA_DEPENDENT else []
     case.call_and_validate(headers={"Authorization": f"Token {key}"}, excluded_checks=excluded)
+
+
+# Generated months and players rarely name a published list, so the 200 answers of the ranking
+# endpoints are checked here on real lists: two closed months of the worked example and the
+# projection of the month after. Every check runs, the body's schema among them.
+PUBLISHED = [
+    ("/api/rankings/{discipline}", {"discipline": "fido"}, {}),
+    ("/api/rankings/{discipline}", {"discipline": "fido"}, {"country": "AT", "page_size": 1}),
+    ("/api/rankings/{discipline}/{month}", {"discipline": "fido", "month": "2026-04"}, {}),
+    (
+        "/api/rankings/{discipline}/{month}",
+        {"discipline": "fido", "month": "2026-03"},
+        {"version": 1, "q": "Anna", "page": 1},
+    ),
+    ("/api/rankings/{discipline}/lists", {"discipline": "fido"}, {}),
+    ("/api/rankings/{discipline}/{month}/diff", {"discipline": "fido", "month": "2026-04"}, {}),
+    (
+        "/api/rankings/{discipline}/{month}/diff",
+        {"discipline": "fido", "month": "2026-04"},
+        {"from": "2026-03"},
+    ),
+    (
+        "/api/rankings/{discipline}/players/{player_id}",
+        {"discipline": "fido", "player_id": "P-A"},
+        {},
+    ),
+    (
+        "/api/rankings/{discipline}/players/{player_id}/results",
+        {"discipline": "fido", "player_id": "P-A"},
+        {"month": "2026-03"},
+    ),
+    (
+        "/api/rankings/{discipline}/players/{player_id}/ledger",
+        {"discipline": "fido", "player_id": "P-A"},
+        {},
+    ),
+    (
+        "/api/rankings/{discipline}/players/{player_id}/forecast",
+        {"discipline": "fido", "player_id": "P-E"},
+        {},
+    ),
+    ("/api/rankings/{discipline}/projected", {"discipline": "fido"}, {}),
+    ("/api/players", {}, {"q": "Anna"}),
+]
+
+
+@pytest.fixture
+def lists(in_process: None) -> None:
+    from rankings.services.projection import projection_refresh
+    from tests.rankings.factories import close, submit_table
+
+    berlin, vienna = ClubFactory(club_id="CLUB-BER"), ClubFactory(club_id="CLUB-VIE")
+    a, b, c, d = (PlayerFactory(player_id=f"P-{n}", name=f"Anna {n}", club=berlin) for n in "ABCD")
+    e, f = (
+        PlayerFactory(player_id=f"P-{n}", name=f"Ewald {n}", country="AT", club=vienna)
+        for n in "EF"
+    )
+    submit_table(berlin, [([a], 57), ([b], 31), ([c], 31), ([d], -4)], id="t1", date="2026-03-14")
+    submit_table(vienna, [([e], 3), ([f], 1)], id="v1", date="2026-04-02")
+    for month in ("2026-03", "2026-04"):
+        close(month)
+    submit_table(berlin, [([a], 10), ([e], 12)], id="t2", date="2026-05-05")
+    projection_refresh(discipline="fido")
+
+
+@pytest.mark.parametrize(("path", "path_parameters", "query"), PUBLISHED)
+def test_published_lists_answer_as_documented(
+    lists: None, path: str, path_parameters: dict[str, str], query: dict[str, Any]
+) -> None:
+    case = schema[path]["GET"].Case(path_parameters=path_parameters, query=query)
+    response = case.call_and_validate()
+    assert response.status_code == 200, response.text[:500]
