@@ -148,19 +148,10 @@ PUBLISHED = [
 @pytest.fixture
 def lists(in_process: None) -> None:
     from rankings.services.projection import projection_refresh
-    from tests.rankings.factories import close, submit_table
+    from tests.rankings.factories import submit_table, worked_example_lists
 
-    berlin, vienna = ClubFactory(club_id="CLUB-BER"), ClubFactory(club_id="CLUB-VIE")
-    a, b, c, d = (PlayerFactory(player_id=f"P-{n}", name=f"Anna {n}", club=berlin) for n in "ABCD")
-    e, f = (
-        PlayerFactory(player_id=f"P-{n}", name=f"Ewald {n}", country="AT", club=vienna)
-        for n in "EF"
-    )
-    submit_table(berlin, [([a], 57), ([b], 31), ([c], 31), ([d], -4)], id="t1", date="2026-03-14")
-    submit_table(vienna, [([e], 3), ([f], 1)], id="v1", date="2026-04-02")
-    for month in ("2026-03", "2026-04"):
-        close(month)
-    submit_table(berlin, [([a], 10), ([e], 12)], id="t2", date="2026-05-05")
+    berlin, players = worked_example_lists()
+    submit_table(berlin, [([players[0]], 10), ([players[4]], 12)], id="t2", date="2026-05-05")
     projection_refresh(discipline="fido")
 
 

@@ -154,3 +154,22 @@ def random_results(
 def list_columns(ranking: fladub.RankingList, *names: str) -> list[tuple[Any, ...]]:
     """A computed list's rows, in list order, as tuples of the columns ``names``."""
     return list(zip(*(getattr(ranking, name).tolist() for name in names), strict=True))
+
+
+def worked_example_lists() -> tuple[Club, list[Player]]:
+    """L(March) and L(April) 2026 of the worked example (players P-A..P-D of CLUB-BER),
+    plus two players from Austria (P-E, P-F of CLUB-VIE); the Berlin club and the six
+    players, in that order."""
+    from tests.matches.factories import ClubFactory, PlayerFactory
+
+    berlin, vienna = ClubFactory(club_id="CLUB-BER"), ClubFactory(club_id="CLUB-VIE")
+    a, b, c, d = (PlayerFactory(player_id=f"P-{n}", name=f"Anna {n}", club=berlin) for n in "ABCD")
+    e, f = (
+        PlayerFactory(player_id=f"P-{n}", name=f"Ewald {n}", country="AT", club=vienna)
+        for n in "EF"
+    )
+    submit_table(berlin, [([a], 57), ([b], 31), ([c], 31), ([d], -4)], id="t1", date="2026-03-14")
+    submit_table(vienna, [([e], 3), ([f], 1)], id="v1", date="2026-04-02")
+    for month in ("2026-03", "2026-04"):
+        close(month)
+    return berlin, [a, b, c, d, e, f]

@@ -11,8 +11,8 @@ import pytest
 
 from matches.audit import recording
 from rankings.selectors import list_page
-from tests.matches.factories import ClubFactory, PlayerFactory
-from tests.rankings.factories import close, submit_table
+from tests.matches.factories import PlayerFactory
+from tests.rankings.factories import worked_example_lists
 
 pytestmark = pytest.mark.django_db
 
@@ -20,16 +20,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def published():
     """L(March) and L(April) of the worked example, plus two more players from Austria."""
-    berlin, vienna = ClubFactory(club_id="CLUB-BER"), ClubFactory(club_id="CLUB-VIE")
-    a, b, c, d = (PlayerFactory(player_id=f"P-{n}", name=f"Anna {n}", club=berlin) for n in "ABCD")
-    e, f = (
-        PlayerFactory(player_id=f"P-{n}", name=f"Ewald {n}", country="AT", club=vienna)
-        for n in "EF"
-    )
-    submit_table(berlin, [([a], 57), ([b], 31), ([c], 31), ([d], -4)], id="t1", date="2026-03-14")
-    submit_table(vienna, [([e], 3), ([f], 1)], id="v1", date="2026-04-02")
-    for month in ("2026-03", "2026-04"):
-        close(month)
+    worked_example_lists()
 
 
 def test_current_list_is_the_latest_published(client, published) -> None:
