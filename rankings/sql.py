@@ -674,6 +674,26 @@ class EntryInfo(EntryFigures):
 ENTRY_INFO = Select.of_table(EntryInfo, "e")
 
 
+@dataclass(frozen=True, slots=True)
+class ListEntry:
+    list_id: int
+    entry: EntryInfo
+
+
+LIST_ENTRY = Select(ListEntry, list_id="e.ranking_list_id", entry=ENTRY_INFO)
+
+
+def entries_of(player_pk: int, list_ids: Collection[int]) -> Statement:
+    """:class:`ListEntry` of the player's entries in the given lists (at least one): a
+    probe of ``(ranking_list, player)`` each."""
+    marks, params = named_list("list", sorted(list_ids))
+    return Statement(
+        f"SELECT {LIST_ENTRY.sql} FROM {_ENTRY} e "  # noqa: S608 - placeholders only
+        f"WHERE e.ranking_list_id IN ({marks}) AND e.player_id = %(player)s",
+        {**params, "player": player_pk},
+    )
+
+
 def published_list(discipline: str, month: Month, edition: int | None = None) -> Statement:
     """The discipline's published list of ``month`` (one row or none): its latest version,
     or version ``edition`` (the latest or a superseded one)."""

@@ -23,7 +23,7 @@ from django.db.models import Exists, OuterRef
 
 from matches.months import Month
 
-from .. import fladub
+from .. import fladub, sql
 from .. import ledger as core
 from ..models import RankingEntry
 from ..sql import EntryInfo, ListInfo
@@ -54,14 +54,10 @@ class PlayerLedger:
         return self.ledger.to_cents
 
 
-def entry_in(list_id: int, player_pk: int) -> EntryInfo | None:
-    """The player's entry in a list (any status), or None."""
-    row = (
-        RankingEntry.objects.filter(ranking_list_id=list_id, player_id=player_pk)
-        .values_list("rank", "fladub_cents", "results_counted", "previous_rank", "movement")
-        .first()
-    )
-    return None if row is None else EntryInfo(*row)
+def entries_in(list_ids: list[int], player_pk: int) -> dict[int, EntryInfo]:
+    """The player's entries in the given lists (any status), by list (one query)."""
+    rows = sql.LIST_ENTRY.rows(sql.entries_of(player_pk, list_ids))
+    return {row.list_id: row.entry for row in rows}
 
 
 def _held(results: tuple[CountedResult, ...]) -> dict[Key, core.Held]:
@@ -95,8 +91,11 @@ def player_ledger(
     month = ranking_list.list_month
     discipline = ranking_list.discipline
     previous = published_list(discipline=discipline, month=month.prev())
-    from_entry = entry_in(previous.id, player_pk) if previous is not None else None
-    to_entry = entry_in(ranking_list.id, player_pk)
+    found_entries = entries_in(
+        [ranking_list.id] + ([previous.id] if previous is not None else []), player_pk
+    )
+    from_entry = found_entries.get(previous.id) if previous is not None else None
+    to_entry = found_entries.get(ranking_list.id)
     if points is None or not (
         points.covers(month.prev(), discipline) and points.covers(month, discipline)
     ):
