@@ -88,3 +88,23 @@ def log_in(page: Any, username: str, password: str) -> None:
     page.get_by_role("button", name="Log in").click()
     page.wait_for_load_state()
     assert "/accounts/login/" not in page.url, "the login was refused"
+
+
+def admin_dashboard(page: Any, username: str) -> Any:
+    """Log a new superuser ``username`` in and open the dashboard's FIDO card (returned)."""
+    from tests.matches.factories import UserFactory
+
+    admin = UserFactory(is_staff=True, is_superuser=True, username=username)
+    admin.set_password("pw-12345678")
+    admin.save()
+    log_in(page, username, "pw-12345678")
+    page.goto("/dashboard/#discipline-fido")
+    return page.locator("#discipline-fido")
+
+
+def suggestions(field: Any, typed: str, options: Any) -> list[tuple[str | None, str | None]]:
+    """Type ``typed`` into ``field``; the (value, label) of each suggestion of the
+    ``options`` locator (a datalist's options), once the first is there."""
+    field.fill(typed)
+    options.first.wait_for(state="attached")
+    return [(o.get_attribute("value"), o.get_attribute("label")) for o in options.all()]

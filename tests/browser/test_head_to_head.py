@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.conftest import suggestions
 from tests.matches.factories import ClubFactory, PlayerFactory
 from tests.rankings.factories import close, submit_table
 
@@ -32,10 +33,7 @@ def test_compare_from_the_player_page(page: Any, rivals: tuple[Any, Any]) -> Non
     rosa, juan = rivals
     page.goto(f"/players/{rosa.player_id}/")
     field = page.get_by_label("Compare with …")
-    field.fill("Pérez")
-    options = page.locator("#compare-suggestions option")
-    options.first.wait_for(state="attached")
-    offered = [(o.get_attribute("value"), o.get_attribute("label")) for o in options.all()]
+    offered = suggestions(field, "Pérez", page.locator("#compare-suggestions option"))
     assert offered == [("P-000202", "Juan Pérez · Club de Dominó La Habana · Cuba")]
     field.fill(offered[0][0])  # what choosing the suggestion does
     page.get_by_role("button", name="Head-to-head").click()

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import log_in
-from tests.matches.factories import ClubFactory, PlayerFactory, UserFactory
+from tests.browser.conftest import admin_dashboard
+from tests.matches.factories import ClubFactory, PlayerFactory
 from tests.rankings.factories import after_deadline, close, submit_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
@@ -50,12 +50,7 @@ def test_the_ledger_sentences_in_english_and_german(page: Any, april: Any) -> No
 def test_an_admin_refreshes_the_projection_and_a_visitor_sees_it(
     page: Any, april: Any, live_worker: Any
 ) -> None:
-    admin = UserFactory(is_staff=True, is_superuser=True, username="admin")
-    admin.set_password("pw-12345678")
-    admin.save()
-    log_in(page, "admin", "pw-12345678")
-    page.goto("/dashboard/#discipline-fido")
-    card = page.locator("#discipline-fido")
+    card = admin_dashboard(page, "admin")
     card.get_by_role("button", name="Refresh the projection now").click()
     run = card.locator('[id^="projection-run-"]')
     run.and_(page.locator(".succeeded")).wait_for(timeout=60_000)  # followed by dashboard.js
@@ -68,12 +63,7 @@ def test_an_admin_refreshes_the_projection_and_a_visitor_sees_it(
 
 
 def test_an_admin_holds_and_releases_the_close(page: Any, april: Any) -> None:
-    admin = UserFactory(is_staff=True, is_superuser=True, username="holder")
-    admin.set_password("pw-12345678")
-    admin.save()
-    log_in(page, "holder", "pw-12345678")
-    page.goto("/dashboard/#discipline-fido")
-    card = page.locator("#discipline-fido")
+    card = admin_dashboard(page, "holder")
     card.get_by_label("Reason (recorded)").fill("club volume to check")
     card.get_by_role("button", name="Hold the close").click()
     card = page.locator("#discipline-fido")

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from matches.models import Match, PlayerMerge
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, suggestions
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
 from tests.rankings.factories import BERLIN
 
@@ -35,10 +35,9 @@ def test_typing_a_name_suggests_players_and_stores_the_chosen_id(page: Any, set_
     form.get_by_label("Date played").fill("2026-03-14")
     form.get_by_label("Match id").fill("CLUB-HAV/2026-03-14/t1")
     field = page.locator("#sides-0-players")
-    field.fill(partner.player_id + " + cast")
-    options = page.locator("#player-suggestions option")
-    options.first.wait_for(state="attached")
-    offered = [(o.get_attribute("value"), o.get_attribute("label")) for o in options.all()]
+    offered = suggestions(
+        field, partner.player_id + " + cast", page.locator("#player-suggestions option")
+    )
     assert offered == [
         ("P-000101 + P-000102", "Ana Castro · Club de Dominó La Habana · Cuba"),
         ("P-000101 + P-000103", "Ana Castro · Dominó San Juan · Puerto Rico"),
@@ -84,10 +83,7 @@ def test_the_csv_preview_finds_the_player_a_row_names_wrongly(page: Any, set_now
         "P-000103: Ana Castro, Dominó San Juan, Puerto Rico",
     ]
     lookup = page.get_by_label("Find the player for “Castro” by name, club or country:")
-    lookup.fill("castro juan")
-    options = page.locator("#lookup-3-1-list option")
-    options.first.wait_for(state="attached")
-    offered = [(o.get_attribute("value"), o.get_attribute("label")) for o in options.all()]
+    offered = suggestions(lookup, "castro juan", page.locator("#lookup-3-1-list option"))
     assert offered == [("P-000103", "Ana Castro · Dominó San Juan · Puerto Rico")]
     lookup.fill("P-000103")  # what choosing the suggestion does
     answer = page.locator('output[for="lookup-3-1"]')
@@ -111,10 +107,7 @@ def test_the_admin_merge_form_finds_both_records_by_name(page: Any) -> None:
     page.goto("/admin/matches/player/")
     page.get_by_role("link", name="Merge two player records").click()
     source = page.get_by_label("Duplicate record (its results move)")
-    source.fill("castro san juan")
-    options = page.locator("#id_source-list option")
-    options.first.wait_for(state="attached")
-    assert [(o.get_attribute("value"), o.get_attribute("label")) for o in options.all()] == [
+    assert suggestions(source, "castro san juan", page.locator("#id_source-list option")) == [
         ("P-000103", "Ana Castro · Dominó San Juan · Puerto Rico")
     ]
     source.fill("P-000103")

@@ -10,8 +10,8 @@ import pytest
 from django.test import Client
 
 from matches.models import Player
-from tests.browser.conftest import log_in
-from tests.matches.factories import ClubFactory, PlayerFactory, UserFactory
+from tests.browser.conftest import admin_dashboard
+from tests.matches.factories import ClubFactory, PlayerFactory
 from tests.rankings.factories import submit_table
 from tests.rankings.test_whatif import history, listed
 
@@ -81,12 +81,8 @@ def test_an_admin_reviews_the_projection_and_holds_the_close(page: Any) -> None:
     from rankings.services.projection import projection_refresh
 
     projection_refresh(discipline="fido")
-    admin = UserFactory(is_staff=True, is_superuser=True, username="reviewer")
-    admin.set_password("pw-12345678")
-    admin.save()
-    log_in(page, "reviewer", "pw-12345678")
-    page.goto("/dashboard/#discipline-fido")
-    page.locator("#discipline-fido").get_by_role("link", name="Review before the close").click()
+    card = admin_dashboard(page, "reviewer")
+    card.get_by_role("link", name="Review before the close").click()
     page.wait_for_url("**/dashboard/review/fido/")
     duplicates = page.locator("#flags-near_duplicate")
     sentence = duplicates.locator(".flag-sentence")
