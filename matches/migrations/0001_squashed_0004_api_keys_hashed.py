@@ -36,8 +36,10 @@ DISCIPLINES = [
 ISO2 = "^[A-Z]{2}$"
 
 
-def key():
-    return ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"))
+def model(name, fields, options=None):
+    """The creation of a table of this app: its key ``id``, then ``fields``."""
+    key = ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"))
+    return migrations.CreateModel(name=name, fields=[key, *fields], options=options)
 
 
 def discipline():
@@ -94,25 +96,23 @@ class Migration(migrations.Migration):
     dependencies = [("authtoken", "0004_alter_tokenproxy_options"), migrations.swappable_dependency(settings.AUTH_USER_MODEL)]
 
     operations = [
-        migrations.CreateModel(
-            name="Club",
-            fields=[
-                key(),
+        model(
+            "Club",
+            [
                 ("club_id", federation_id("^CLUB-[A-Za-z0-9][A-Za-z0-9_-]{0,40}$", "a club id looks like CLUB-7 or CLUB-BER")),
                 ("name", models.CharField(max_length=200)),
                 country(),
                 ("city", models.CharField(blank=True, max_length=200)),
                 ("created_at", models.DateTimeField(auto_now_add=True)),
             ],
-            options={
+            {
                 "ordering": ["club_id"],
                 "constraints": [models.CheckConstraint(condition=models.Q(("country__regex", ISO2)), name="club_country_iso2")],
             },
         ),
-        migrations.CreateModel(
-            name="Match",
-            fields=[
-                key(),
+        model(
+            "Match",
+            [
                 ("external_id", models.CharField(max_length=120)),
                 ("revision", models.PositiveSmallIntegerField(default=1)),
                 ("date_played", models.DateField()),
@@ -129,7 +129,7 @@ class Migration(migrations.Migration):
                 ("replaces", models.OneToOneField(blank=True, null=True, on_delete=PROTECT, related_name="replaced_by", to="matches.match")),
                 by("voided_by", db_index=False, related_name="+"),
             ],
-            options={
+            {
                 "verbose_name_plural": "matches",
                 "ordering": ["-date_played", "-id"],
                 "indexes": [
@@ -145,10 +145,9 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.CreateModel(
-            name="MatchEvent",
-            fields=[
-                key(),
+        model(
+            "MatchEvent",
+            [
                 ("kind", models.CharField(choices=[("submitted", "Submitted"), ("corrected", "Corrected"), ("voided", "Voided"), ("merged", "Merged"), ("unmerged", "Unmerged")], max_length=10)),
                 ("at", models.DateTimeField()),
                 ("reason", models.TextField(blank=True)),
@@ -156,12 +155,11 @@ class Migration(migrations.Migration):
                 by("by"),
                 ("match", models.ForeignKey(on_delete=CASCADE, related_name="events", to="matches.match")),
             ],
-            options={"ordering": ["at", "id"]},
+            {"ordering": ["at", "id"]},
         ),
-        migrations.CreateModel(
-            name="Player",
-            fields=[
-                key(),
+        model(
+            "Player",
+            [
                 ("player_id", federation_id("^P-[A-Za-z0-9][A-Za-z0-9_-]{0,40}$", "a player id looks like P-000123")),
                 ("name", models.CharField(max_length=200)),
                 country(),
@@ -169,7 +167,7 @@ class Migration(migrations.Migration):
                 ("club", models.ForeignKey(blank=True, null=True, on_delete=PROTECT, related_name="members", to="matches.club")),
                 ("merged_into", models.ForeignKey(blank=True, null=True, on_delete=PROTECT, related_name="merged_from", to="matches.player")),
             ],
-            options={
+            {
                 "ordering": ["player_id"],
                 "indexes": [models.Index(fields=["name"], name="matches_pla_name_33d256_idx")],
                 "constraints": [
@@ -178,10 +176,9 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.CreateModel(
-            name="PlayerMerge",
-            fields=[
-                key(),
+        model(
+            "PlayerMerge",
+            [
                 ("merged_at", models.DateTimeField()),
                 ("reason", models.TextField()),
                 ("results_moved", models.PositiveIntegerField()),
@@ -191,27 +188,25 @@ class Migration(migrations.Migration):
                 ("target", models.ForeignKey(on_delete=PROTECT, related_name="merges_in", to="matches.player")),
                 ("redirected_ids", models.JSONField(blank=True, default=list)),
             ],
-            options={"ordering": ["-merged_at"]},
+            {"ordering": ["-merged_at"]},
         ),
-        migrations.CreateModel(
-            name="Secretary",
-            fields=[
-                key(),
+        model(
+            "Secretary",
+            [
                 ("created_at", models.DateTimeField(auto_now_add=True)),
                 ("club", models.ForeignKey(on_delete=CASCADE, related_name="secretaries", to="matches.club")),
                 ("user", models.ForeignKey(on_delete=CASCADE, related_name="secretary_roles", to=USER)),
             ],
-            options={"constraints": [models.UniqueConstraint(fields=("user", "club"), name="secretary_unique_user_club")]},
+            {"constraints": [models.UniqueConstraint(fields=("user", "club"), name="secretary_unique_user_club")]},
         ),
-        migrations.CreateModel(
-            name="Side",
-            fields=[
-                key(),
+        model(
+            "Side",
+            [
                 ("position", models.PositiveSmallIntegerField(validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(9)])),
                 ("score", models.IntegerField()),
                 ("match", models.ForeignKey(db_index=False, on_delete=CASCADE, related_name="sides", to="matches.match")),
             ],
-            options={
+            {
                 "ordering": ["match", "position"],
                 "constraints": [
                     models.UniqueConstraint(fields=("match", "position"), name="side_unique_position"),
@@ -219,10 +214,9 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.CreateModel(
-            name="SideMember",
-            fields=[
-                key(),
+        model(
+            "SideMember",
+            [
                 discipline(),
                 ("month_played", models.DateField()),
                 ("counting_month", models.DateField()),
@@ -234,7 +228,7 @@ class Migration(migrations.Migration):
                 ("player", models.ForeignKey(db_index=False, on_delete=PROTECT, related_name="results", to="matches.player")),
                 ("side", models.ForeignKey(on_delete=CASCADE, related_name="members", to="matches.side")),
             ],
-            options={
+            {
                 "indexes": [
                     models.Index(fields=["discipline", "counting_month"], name="member_window"),
                     models.Index(fields=["player", "discipline"], name="member_player"),
@@ -242,32 +236,30 @@ class Migration(migrations.Migration):
                 "constraints": [models.UniqueConstraint(fields=("match", "player"), name="member_once_per_match")],
             },
         ),
-        migrations.CreateModel(
-            name="Submission",
-            fields=[
-                key(),
+        model(
+            "Submission",
+            [
                 ("received_at", models.DateTimeField(db_index=True)),
                 ("channel", models.CharField(choices=[("web", "Web form"), ("csv", "CSV upload"), ("api", "REST API"), ("import", "Bulk import")], max_length=8)),
                 ("club", models.ForeignKey(on_delete=PROTECT, related_name="submissions", to="matches.club")),
                 by("submitted_by"),
             ],
-            options={"ordering": ["-received_at", "-id"]},
+            {"ordering": ["-received_at", "-id"]},
         ),
         migrations.AddField(
             model_name="match",
             name="submission",
             field=models.ForeignKey(on_delete=PROTECT, related_name="matches", to="matches.submission"),
         ),
-        migrations.CreateModel(
-            name="ClosedMonth",
-            fields=[
-                key(),
+        model(
+            "ClosedMonth",
+            [
                 discipline(),
                 ("month", models.DateField(help_text="first day of the closed month")),
                 ("closed_at", models.DateTimeField()),
                 by("closed_by"),
             ],
-            options={
+            {
                 "ordering": ["discipline", "-month"],
                 "constraints": [
                     models.UniqueConstraint(fields=("discipline", "month"), name="closed_month_unique"),
@@ -275,10 +267,9 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.CreateModel(
-            name="IdempotencyRecord",
-            fields=[
-                key(),
+        model(
+            "IdempotencyRecord",
+            [
                 ("key", models.CharField(max_length=200)),
                 ("request_hash", models.CharField(max_length=64)),
                 ("status_code", models.PositiveSmallIntegerField()),
@@ -286,24 +277,22 @@ class Migration(migrations.Migration):
                 ("created_at", models.DateTimeField(auto_now_add=True)),
                 ("user", models.ForeignKey(db_index=False, on_delete=CASCADE, to=USER)),
             ],
-            options={"constraints": [models.UniqueConstraint(fields=("user", "key"), name="idempotency_unique_user_key")]},
+            {"constraints": [models.UniqueConstraint(fields=("user", "key"), name="idempotency_unique_user_key")]},
         ),
-        migrations.CreateModel(
-            name="PlayerMergeUndo",
-            fields=[
-                key(),
+        model(
+            "PlayerMergeUndo",
+            [
                 ("undone_at", models.DateTimeField()),
                 ("reason", models.TextField()),
                 ("results_moved", models.PositiveIntegerField()),
                 ("merge", models.OneToOneField(on_delete=PROTECT, related_name="undo", to="matches.playermerge")),
                 by("undone_by"),
             ],
-            options={"ordering": ["-undone_at"]},
+            {"ordering": ["-undone_at"]},
         ),
-        migrations.CreateModel(
-            name="ApiKey",
-            fields=[
-                key(),
+        model(
+            "ApiKey",
+            [
                 ("digest", models.CharField(max_length=64, unique=True)),
                 ("prefix", models.CharField(help_text="the key's first characters, to tell keys apart", max_length=8)),
                 ("created_at", models.DateTimeField()),
@@ -311,7 +300,7 @@ class Migration(migrations.Migration):
                 ("revoked_at", models.DateTimeField(blank=True, null=True)),
                 ("user", models.ForeignKey(on_delete=CASCADE, related_name="api_keys", to=USER)),
             ],
-            options={"verbose_name": "API token"},
+            {"verbose_name": "API token"},
         ),
         migrations.RunPython(hash_existing_tokens, migrations.RunPython.noop),
     ]

@@ -34,17 +34,16 @@ migration as applied (``replaces``) and runs nothing; a new database gets the sa
   outbox and heartbeat (0011).
 """
 
+from importlib import import_module
+
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models, transaction
 
 SET_NULL = django.db.models.deletion.SET_NULL
 USER = settings.AUTH_USER_MODEL
-DISCIPLINES = [
-    ("fido", "FIDO divisor game"),
-    ("allfives", "All Fives (Muggins / Five Up)"),
-    ("austrian", "Austrian double-eight"),
-]
+# The disciplines as the matches migration this one depends on froze them.
+DISCIPLINES = import_module("matches.migrations.0001_squashed_0004_api_keys_hashed").DISCIPLINES
 RUN_STATES = [("queued", "Queued"), ("running", "Running"), ("succeeded", "Succeeded"), ("failed", "Failed")]
 IMMUTABLE = "'published', 'superseded'"
 
@@ -184,8 +183,10 @@ def backward(apps, schema_editor):
         schema_editor.execute("DROP INDEX IF EXISTS player_country_id", params=None)
 
 
-def key():
-    return ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"))
+def model(name, fields, options=None):
+    """The creation of a table of this app: its key ``id``, then ``fields``."""
+    key = ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID"))
+    return migrations.CreateModel(name=name, fields=[key, *fields], options=options)
 
 
 def discipline(**options):
@@ -229,10 +230,9 @@ class Migration(migrations.Migration):
     replaces = [("rankings", name) for name in REPLACED]
 
     operations = [
-        migrations.CreateModel(
-            name="RankingList",
-            fields=[
-                key(),
+        model(
+            "RankingList",
+            [
                 discipline(),
                 ("month", models.DateField(help_text="first day of the month of the list")),
                 ("version", models.PositiveIntegerField(default=1)),
@@ -247,7 +247,7 @@ class Migration(migrations.Migration):
                 nullable("inputs_sha256", models.CharField, max_length=64),
                 nullable("edition", models.PositiveIntegerField),
             ],
-            options={
+            {
                 "ordering": ["discipline", "-month", "-version"],
                 "constraints": [
                     models.UniqueConstraint(condition=models.Q(("status", "published")), fields=("discipline", "month"), name="ranking_list_one_published_per_month"),
@@ -258,20 +258,18 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.CreateModel(
-            name="CurrentList",
-            fields=[
-                key(),
+        model(
+            "CurrentList",
+            [
                 discipline(unique=True),
                 ("updated_at", models.DateTimeField()),
                 ranking_list(on_delete=django.db.models.deletion.PROTECT),
             ],
-            options={"ordering": ["discipline"]},
+            {"ordering": ["discipline"]},
         ),
-        migrations.CreateModel(
-            name="RankingEntry",
-            fields=[
-                key(),
+        model(
+            "RankingEntry",
+            [
                 ("rank", models.PositiveIntegerField()),
                 ("fladub_cents", models.PositiveIntegerField()),
                 ("results_counted", models.PositiveIntegerField()),
@@ -280,7 +278,7 @@ class Migration(migrations.Migration):
                 ("player", models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.PROTECT, related_name="ranking_entries", to="matches.player")),
                 ("ranking_list", models.ForeignKey(db_constraint=False, db_index=False, on_delete=django.db.models.deletion.CASCADE, related_name="entries", to="rankings.rankinglist")),
             ],
-            options={
+            {
                 "verbose_name_plural": "ranking entries",
                 "ordering": ["ranking_list", "rank", "player"],
                 "constraints": [
@@ -290,10 +288,9 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.CreateModel(
-            name="CloseRun",
-            fields=[
-                key(),
+        model(
+            "CloseRun",
+            [
                 discipline(),
                 ("month", models.DateField(help_text="first day of the month to close")),
                 ("state", models.CharField(choices=RUN_STATES, default="queued", max_length=10)),
@@ -311,7 +308,7 @@ class Migration(migrations.Migration):
                 nullable("dispatched_at", models.DateTimeField),
                 nullable("heartbeat_at", models.DateTimeField),
             ],
-            options={
+            {
                 "ordering": ["-created_at", "-id"],
                 "indexes": [models.Index(fields=["discipline", "month"], name="close_run_month")],
                 "constraints": [
@@ -320,10 +317,9 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.CreateModel(
-            name="ProjectionRun",
-            fields=[
-                key(),
+        model(
+            "ProjectionRun",
+            [
                 discipline(),
                 nullable("month", models.DateField, help_text="the month projected"),
                 ("state", models.CharField(choices=RUN_STATES, default="queued", max_length=10)),
@@ -335,22 +331,21 @@ class Migration(migrations.Migration):
                 ranking_list(blank=True, null=True, on_delete=SET_NULL),
                 user("requested_by"),
             ],
-            options={
+            {
                 "ordering": ["-created_at", "-id"],
                 "constraints": [percent_check("projection_run_percent")],
             },
         ),
-        migrations.CreateModel(
-            name="CloseHold",
-            fields=[
-                key(),
+        model(
+            "CloseHold",
+            [
                 discipline(),
                 ("action", models.CharField(choices=[("hold", "Held"), ("release", "Released")], max_length=10)),
                 ("reason", models.TextField()),
                 ("at", models.DateTimeField()),
                 user("by"),
             ],
-            options={
+            {
                 "ordering": ["-at", "-id"],
                 "indexes": [models.Index(fields=["discipline", "-at"], name="close_hold_latest")],
             },
