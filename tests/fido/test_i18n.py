@@ -20,8 +20,10 @@ from typing import Any
 import pytest
 from django.conf import settings
 from django.test import Client
+from django.utils import translation
 
 from matches import clock
+from matches.disciplines import DISCIPLINES
 from matches.models import Match
 from rankings.services.close import month_close
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
@@ -247,3 +249,18 @@ def test_dates_have_their_periods_in_german(federation: dict[str, Any]) -> None:
         for found in re.findall(r'\|date:"([jdM][^"]*)"', path.read_text())
     ]
     assert patterns == []
+
+
+@pytest.mark.django_db
+def test_the_navigation_names_each_ranking_in_plain_german(federation: dict[str, Any]) -> None:
+    """A screen reader reads "Rangliste: Österreichisch", not "Österreichisch Rangliste"; the
+    Austrian title is a German phrase, not an adjective tacked on a noun."""
+    texts = {}
+    for language in ("en", "de"):
+        html = Client(HTTP_ACCEPT_LANGUAGE=language).get("/").content.decode()
+        texts[language] = re.sub(r"<[^>]+>", "", html)
+    assert "Ranking: Austrian" in texts["en"]
+    assert "Rangliste: Österreichisch" in texts["de"]
+    assert "Österreichisch Rangliste" not in texts["de"]
+    with translation.override("de"):
+        assert str(DISCIPLINES["austrian"].title) == "Weltrangliste der österreichischen Spiele"
