@@ -1,7 +1,9 @@
-"""The text boundary of every request that is not a JSON body: query strings and form fields.
+"""The text boundary of every request that is not a JSON body: the path's parameters, query
+strings and form fields.
 
-In: each request, before its view runs (after CSRF). Out: nothing when every query
-parameter and form field (names and values) is acceptable text (:mod:`fido.text`);
+In: each request, before its view runs (after CSRF). Out: nothing when every parameter of
+the URL path (``/players/<player_id>/``), query parameter and form field (names and values)
+is acceptable text (:mod:`fido.text`);
 otherwise a 400 naming the field and the refused character, and the view never runs, so
 nothing is stored and nothing reaches a query. Under ``/api/`` the 400 is the API's JSON
 error shape; elsewhere a short page. JSON bodies are checked where they are decoded
@@ -47,7 +49,13 @@ class TextBoundaryMiddleware:
     def process_view(
         self, request: HttpRequest, view: Any, args: Any, kwargs: Any
     ) -> HttpResponse | None:
-        refused = list(_refused(request.GET))
+        # A NUL in a path's id (/players/%00/) reaches PostgreSQL, which refuses it (a 500).
+        refused = [
+            (name, reason)
+            for name, value in kwargs.items()
+            if isinstance(value, str) and (reason := text_problem(value)) is not None
+        ]
+        refused += _refused(request.GET)
         if (
             not refused
             and request.method == "POST"

@@ -190,3 +190,29 @@ def test_a_pasted_record_with_a_bidi_override_is_refused_on_the_viewer(client: C
     response = client.post("/records/viewer/", {"record": record})
     assert response.status_code == 400
     assert "U+202E" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/players/{bad}/",
+        "/players/{bad}/feed.atom",
+        "/players/{bad}/badge.svg",
+        "/players/P-1/versus/{bad}/",
+        "/clubs/{bad}/",
+        "/api/rankings/fido/players/{bad}",
+        "/api/rankings/fido/players/{bad}/ledger",
+        "/api/rankings/fido/players/{bad}/forecast",
+        "/api/rankings/fido/players/P-1/head-to-head/{bad}",
+    ],
+)
+def test_a_nul_in_a_path_id_is_a_400_naming_it_not_a_500(client: Client, path: str) -> None:
+    """The finding (acceptance of issues 13/14): a NUL in the id of a page or API path
+    reached PostgreSQL, which refuses it: a 500. Now the path's parameters pass the same
+    boundary as the query string."""
+    response = client.get(path.format(bad=quote("P-1\x00")))
+    assert response.status_code == 400
+    if path.startswith("/api/"):
+        assert errors_at(response)[0] in {"player_id", "other_id"}
+    else:
+        assert "control character (U+0000)" in response.content.decode()
