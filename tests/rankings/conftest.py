@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
+from matches.models import Club
 from rankings.selectors import list_page
+from tests.matches.factories import ClubFactory
+
+
+@pytest.fixture
+def club() -> Club:
+    """The club CLUB-7, where the rankings tests' matches are played (unless a module has
+    its own)."""
+    return ClubFactory(club_id="CLUB-7")
 
 
 @pytest.fixture(params=["by_player", "id_set", "walked"])

@@ -16,16 +16,11 @@ from matches.services import match_void
 from rankings.selectors.ledger import player_ledger
 from rankings.selectors.lists import published_list
 from rankings.services.projection import projection_refresh
-from tests.matches.factories import ClubFactory, PlayerFactory
+from tests.matches.factories import PlayerFactory
 from tests.rankings.factories import close, random_results, received, submit_table
 
 pytestmark = pytest.mark.django_db
 URL = "/api/rankings/fido/players/{}/ledger"
-
-
-@pytest.fixture
-def club():
-    return ClubFactory(club_id="CLUB-7")
 
 
 @pytest.fixture

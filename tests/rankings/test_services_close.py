@@ -23,15 +23,10 @@ from rankings.services.close import (
     list_mutable_check,
     month_close,
 )
-from tests.matches.factories import AdminFactory, ClubFactory, PlayerFactory
+from tests.matches.factories import AdminFactory, PlayerFactory
 from tests.rankings.factories import after_deadline, close, received, submit_table
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def club():
-    return ClubFactory(club_id="CLUB-7")
 
 
 @pytest.fixture
