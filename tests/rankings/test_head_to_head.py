@@ -201,23 +201,27 @@ def test_page_links_and_form(client: Client, shared) -> None:
     assert allfives["Location"].endswith("?discipline=allfives")
 
 
+@pytest.mark.parametrize(
+    ("after", "status", "message"),
+    [
+        ("?other=", 400, "player to compare with"),
+        ("?other=Anna", 404, "No player matches “Anna”"),
+        ("?other=Player", 400, "Several players match “Player”"),
+        ("P-GONE/", 404, "No player has the federation id “P-GONE”"),
+        ("P-HA/", 400, "Both ids are Player A"),
+    ],
+)
+def test_page_refuses_whom_it_cannot_compare_with(
+    client: Client, shared, after: str, status: int, message: str
+) -> None:
+    a, _ = shared
+    response = client.get(f"/players/{a.player_id}/versus/{after}")
+    assert response.status_code == status
+    assert message in response.content.decode()
+
+
 def test_page_bad_input(client: Client, shared) -> None:
     a, b = shared
-    empty = client.get(f"/players/{a.player_id}/versus/?other=")
-    assert empty.status_code == 400
-    assert "player to compare with" in empty.content.decode()
-    unknown = client.get(f"/players/{a.player_id}/versus/?other=Anna")
-    assert unknown.status_code == 404
-    assert "No player matches “Anna”" in unknown.content.decode()
-    several = client.get(f"/players/{a.player_id}/versus/?other=Player")
-    assert several.status_code == 400
-    assert "Several players match “Player”" in several.content.decode()
-    gone = client.get(f"/players/{a.player_id}/versus/P-GONE/")
-    assert gone.status_code == 404
-    assert "No player has the federation id “P-GONE”" in gone.content.decode()
-    same = client.get(f"/players/{a.player_id}/versus/{a.player_id}/")
-    assert same.status_code == 400
-    assert "Both ids are Player A" in same.content.decode()
     german = client.get(f"/players/{a.player_id}/versus/{a.player_id}/", HTTP_ACCEPT_LANGUAGE="de")
     assert "Beide" in german.content.decode()
     bad = client.get(f"/players/{a.player_id}/versus/{b.player_id}/?discipline=chess")

@@ -196,21 +196,22 @@ def test_a_month_whose_previous_month_is_open_is_refused(
     assert "Open month 2026-03" in fido and "Last closed month 2026-02" in fido
 
 
+def _march_run(discipline: str, state: str, stage: str, **fields: Any) -> CloseRun:
+    """A close run of 2026-03 at ``state`` and ``stage``, made now unless ``fields`` say."""
+    fields = {"created_at": clock.now(), "timings": {"freeze": 0.01, "load": 1.5}, **fields}
+    month = Month(2026, 3).first_day
+    return CloseRun.objects.create(
+        discipline=discipline, month=month, state=state, stage=stage, **fields
+    )
+
+
 @pytest.mark.django_db
 def test_a_running_close_disables_the_button_and_shows_its_progress(
     staff: Client, march: dict[str, Any], set_now: Any
 ) -> None:
     set_now(after_deadline("2026-03"))
     with recording():
-        run = CloseRun.objects.create(
-            discipline="fido",
-            month=Month(2026, 3).first_day,
-            state=CloseRun.State.RUNNING,
-            stage=CloseRun.Stage.COMPUTE,
-            percent=55,
-            timings={"freeze": 0.01, "load": 1.5},
-            created_at=clock.now(),
-        )
+        run = _march_run("fido", CloseRun.State.RUNNING, CloseRun.Stage.COMPUTE, percent=55)
     page = staff.get(URL).content.decode()
     html = card(page, "fido")
     assert re.search(r'<button type="submit" class="primary" disabled', html)
@@ -325,11 +326,10 @@ def test_a_published_month_cannot_be_closed_again(
 @pytest.mark.django_db
 def test_the_run_json_gives_state_stage_percent_timings_and_error(staff: Client) -> None:
     with recording():
-        run = CloseRun.objects.create(
-            discipline="allfives",
-            month=Month(2026, 3).first_day,
-            state=CloseRun.State.FAILED,
-            stage=CloseRun.Stage.WRITE,
+        run = _march_run(
+            "allfives",
+            CloseRun.State.FAILED,
+            CloseRun.Stage.WRITE,
             percent=72,
             timings={"freeze": 0.01, "load": 1.25, "compute": 0.5},
             error="OperationalError: the database went away",
