@@ -204,11 +204,11 @@ def test_page_links_and_form(client: Client, shared) -> None:
 @pytest.mark.parametrize(
     ("after", "status", "message"),
     [
-        ("?other=", 400, "player to compare with"),
-        ("?other=Anna", 404, "No player matches “Anna”"),
-        ("?other=Player", 400, "Several players match “Player”"),
-        ("P-GONE/", 404, "No player has the federation id “P-GONE”"),
-        ("P-HA/", 400, "Both ids are Player A"),
+        pytest.param("?other=", 400, "player to compare with", id="empty"),
+        pytest.param("?other=Anna", 404, "No player matches “Anna”", id="nobody"),
+        pytest.param("?other=Player", 400, "Several players match “Player”", id="several"),
+        pytest.param("P-GONE/", 404, "No player has the federation id “P-GONE”", id="gone"),
+        pytest.param("P-HA/", 400, "Both ids are Player A", id="themselves"),
     ],
 )
 def test_page_refuses_whom_it_cannot_compare_with(
