@@ -8,10 +8,12 @@ and up to :data:`OPPONENT_SLOTS` opponents ``opp<K>`` (a federation id) with the
 ``res<K>`` (placing or score), K from 1. A row left blank is skipped.
 
 Out: :class:`WhatIfForm` with ``question`` (the dict :func:`rankings.whatif_question.
-question_checked` checks, as the API's serializer gives it) or ``errors``: (field name,
-message) pairs in the user's words, each naming the row and the opponent ("Result 2,
-opponent 1: ..."); :func:`refusal_error` turns a refusal of the shared checks (a path such
-as ``results[1].opponents[0].player_id``) into the same pair. No database access here.
+question_checked` checks, as the API's serializer gives it) or ``errors``, once the form
+was sent (a row's field is in the query; a link with ``player`` alone, as the player
+page's, only fills the form in): (field name, message) pairs in the user's words, each
+naming the row and the opponent ("Result 2, opponent 1: ..."); :func:`refusal_error` turns
+a refusal of the shared checks (a path such as ``results[1].opponents[0].player_id``) into
+the same pair. No database access here.
 """
 
 from __future__ import annotations
@@ -153,14 +155,15 @@ def _result(row: Row, errors: list[tuple[str, str]]) -> tuple[dict[str, Any], li
 
 
 def whatif_form(data: QueryDict, *, default_month: str) -> WhatIfForm:
-    """The form as typed, with the question or the errors (only when something was asked)."""
+    """The form as typed, with the question or the errors (only when the form was sent and
+    something was asked)."""
     rows = _rows(data)
     form = WhatIfForm(
         player=_text(data, "player").upper(),
         month=_text(data, "month", 16) or default_month,
         rows=_shown(rows),
     )
-    if not form.asked:
+    if not rows or not form.asked:  # no row field: a link that fills in the player
         return form
     if not form.player:
         form.errors.append(("player", _("Give the player's federation id, e.g. P-000123.")))

@@ -126,3 +126,18 @@ def test_the_empty_form_and_no_projection(client: Client) -> None:
     assert page.context["form"].month == "2026-04" and len(page.context["rows"]) == 5
     assert not page.context["form"].errors and page.context["answer"] is None
     assert MONTHS[3].first_day.isoformat() == "2026-04-01"
+
+
+def test_the_player_pages_link_fills_in_the_player_without_an_error(client: Client) -> None:
+    """The finding (acceptance of issue 13): the player page links the calculator with
+    ``?player=<id>`` alone, which answered a 400 "Nothing was calculated: give at least one
+    result" before anything was typed. Now the link fills the form in; sending it with no
+    result is still refused."""
+    me = listed(history(10))[0][0]
+    page = client.get(URL, {"player": me})
+    assert page.status_code == 200
+    assert page.context["form"].errors == [] and page.context["form"].player == me
+    assert f'value="{me}"' in page.content.decode()
+    sent = client.get(URL, {"player": me, "month": "2026-04", "r0-own": "", "r0-opp1": ""})
+    assert sent.status_code == 400
+    assert "at least one result" in sent.context["form"].errors[0][1]
