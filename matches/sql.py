@@ -46,7 +46,7 @@ from functools import cache, lru_cache
 from typing import Any, TypeVar
 
 from django.contrib.auth import get_user_model
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 from django.utils import timezone
 
 from .models import ApiKey, ClosedMonth, Club, Match, Player, Secretary
@@ -137,27 +137,30 @@ def execute_all(statements: Sequence[Statement]) -> list[list[tuple[Any, ...]]]:
     submission path it cost the web worker more CPU than the round trips it saved: its
     send loop wakes up once per queued command.)
     """
-    if connection.vendor != "postgresql":
+    # The connection itself, not Django's proxy: every attribute read through the proxy
+    # looks the thread's connection up again (two dozen lookups a request).
+    db = connections[DEFAULT_DB_ALIAS]
+    if db.vendor != "postgresql":
         out = []
-        with connection.cursor() as cursor:
+        with db.cursor() as cursor:
             for statement in statements:
                 cursor.execute(statement.sql, dict(statement.params))
                 out.append(cursor.fetchall() if cursor.description is not None else [])
         return out
-    connection.close_if_health_check_failed()
-    connection.ensure_connection()
+    db.close_if_health_check_failed()
+    db.ensure_connection()
     started = time.monotonic()
     out = []
-    with connection.wrap_database_errors, psycopg.RawCursor(connection.connection) as raw:
+    with db.wrap_database_errors, psycopg.RawCursor(db.connection) as raw:
         for statement in statements:
             text, names = _numbered(statement.sql)
             params = statement.params
             raw.execute(text, [params[name] for name in names], prepare=True)
             result = raw.pgresult
             out.append(raw.fetchall() if result and result.status == _TUPLES_OK else [])
-    if connection.queries_logged:
+    if db.queries_logged:
         took = f"{(time.monotonic() - started) / len(statements):.3f}"
-        connection.queries_log.extend(
+        db.queries_log.extend(
             {"sql": f"{s.sql} -- {dict(s.params)!r}", "time": took} for s in statements
         )
     return out
@@ -190,14 +193,15 @@ def select_sql(model: type[models.Model], where: str) -> str:
 
 def instances(model: type[M], rows: Sequence[Sequence[Any]]) -> list[M]:
     """Rows of :func:`select_sql` as model instances, as a queryset would build them."""
-    _columns, names, converters = _select_plan(model, connection.vendor)
+    db = connections[DEFAULT_DB_ALIAS]
+    _columns, names, converters = _select_plan(model, db.vendor)
     width = len(names)
     out = []
     for row in rows:
         values = list(row[:width])
         for index, convert in converters:
             values[index] = convert(values[index])
-        out.append(model.from_db(connection.alias, names, values))
+        out.append(model.from_db(db.alias, names, values))
     return out
 
 

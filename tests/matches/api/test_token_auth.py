@@ -97,3 +97,28 @@ def test_the_clubs_travel_as_an_explicit_object_not_on_the_user(club, secretary)
     assert [c.club_id for c in auth.clubs.clubs] == sorted([club.club_id, "CLUB-2ND"])
     assert auth.clubs == secretary_clubs(user=secretary)  # what a session login reads
     assert not any("club" in name for name in vars(user))  # nothing stashed on the user
+
+
+def test_a_one_match_request_with_a_key_runs_the_statements_of_performance_md(
+    api, secretary, table
+):
+    """docs/performance.md, "What a one-match request does": the user with their clubs;
+    then, in one transaction, the players, the discipline's lock, the last closed month,
+    the stored revisions, the one statement writing the rows, the idempotency record."""
+    token = token_issue(user=secretary)[0]
+    post(api, table(id="warm-up"), token)  # first request of the process: caches warm
+    with CaptureQueriesContext(connection) as queries:
+        response = api.post(
+            "/api/matches",
+            data=json.dumps(table(id="counted")),
+            content_type="application/json",
+            HTTP_AUTHORIZATION=f"Token {token}",
+            HTTP_IDEMPOTENCY_KEY="counted-1",
+        )
+
+    assert response.status_code == 201, response.json()
+    # Under the test's own transaction BEGIN and COMMIT are a savepoint and its release;
+    # SQLite has no advisory lock and writes the rows with one INSERT per table.
+    assert len(queries) == (9 if connection.vendor == "postgresql" else 12), [
+        q["sql"][:60] for q in queries
+    ]
