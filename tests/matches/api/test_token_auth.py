@@ -18,12 +18,13 @@ from tests.matches.factories import ClubFactory, SecretaryFactory, UserFactory
 pytestmark = pytest.mark.django_db
 
 
-def post(api, body, token):
+def post(api, body, token, **headers):
     return api.post(
         "/api/matches",
         data=json.dumps(body),
         content_type="application/json",
         HTTP_AUTHORIZATION=f"Token {token}",
+        **headers,
     )
 
 
@@ -108,13 +109,7 @@ def test_a_one_match_request_with_a_key_runs_the_statements_of_performance_md(
     token = token_issue(user=secretary)[0]
     post(api, table(id="warm-up"), token)  # first request of the process: caches warm
     with CaptureQueriesContext(connection) as queries:
-        response = api.post(
-            "/api/matches",
-            data=json.dumps(table(id="counted")),
-            content_type="application/json",
-            HTTP_AUTHORIZATION=f"Token {token}",
-            HTTP_IDEMPOTENCY_KEY="counted-1",
-        )
+        response = post(api, table(id="counted"), token, HTTP_IDEMPOTENCY_KEY="counted-1")
 
     assert response.status_code == 201, response.json()
     # Under the test's own transaction BEGIN and COMMIT are a savepoint and its release;
