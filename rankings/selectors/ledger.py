@@ -40,10 +40,21 @@ class PlayerLedger:
     from_entry: EntryInfo | None
     to_entry: EntryInfo | None
     ledger: core.Ledger[Key]
-    results: dict[Key, CountedResult]
-    """Every result a part names, from L(R) or (for results gone) L(R - 1)."""
+    points: PlayerPoints
+    """The player's match points the ledger was made of (their results, named on demand)."""
     rank: core.RankChange
     left_month: Month
+
+    @property
+    def results(self) -> dict[Key, CountedResult]:
+        """Every result a part names, from L(R) or (for results gone) L(R - 1): made when
+        asked for (the API names them; the player page shows only how many)."""
+        pk, discipline = self.points.player_pk, self.points.discipline
+        found = {}
+        for month in (self.month.prev(), self.month):
+            counted = counted_results(pk, discipline=discipline, month=month, points=self.points)
+            found.update({r.match_pk: r for r in counted.results})
+        return found
 
     @property
     def from_cents(self) -> int:
@@ -60,12 +71,13 @@ def entries_in(list_ids: list[int], player_pk: int) -> dict[int, EntryInfo]:
     return {row.list_id: row.entry for row in rows}
 
 
-def _held(results: tuple[CountedResult, ...]) -> dict[Key, core.Held]:
-    weighted = np.array([r.weighted for r in results], dtype=np.float64)
-    units = np.rint(weighted * fladub.UNITS_PER_POINT).astype(np.int64).tolist()
+def _held(results: fladub.Breakdown) -> dict[Key, core.Held]:
+    units = np.rint(results.weighted * fladub.UNITS_PER_POINT).astype(np.int64).tolist()
     return {
-        r.match_pk: core.Held(units=u, in_best=r.in_best)
-        for r, u in zip(results, units, strict=True)
+        pk: core.Held(units=u, in_best=best)
+        for pk, u, best in zip(
+            results.match_id.tolist(), units, results.in_best.tolist(), strict=True
+        )
     }
 
 
@@ -100,25 +112,26 @@ def player_ledger(
         points.covers(month.prev(), discipline) and points.covers(month, discipline)
     ):
         points = player_points(player_pk, discipline=discipline, months=[month.prev(), month])
-    before = counted_results(player_pk, discipline=discipline, month=month.prev(), points=points)
-    after = counted_results(player_pk, discipline=discipline, month=month, points=points)
+    # The numbers from the core's arrays; a result becomes an object only if asked for.
+    before, after = points.breakdown(month.prev()), points.breakdown(month)
     left_month = month + (-fladub.WINDOW_MONTHS)
-    earlier = {(r.club_id, r.match_id) for r in before.results}
-    earlier_pks = {r.match_pk for r in before.results}
+    facts = points.facts() if len(before.match_id) and len(after.match_id) else {}
+    earlier_pks = set(before.match_id.tolist())
+    earlier = {(facts[pk].club_id, facts[pk].external_id) for pk in earlier_pks if facts}
     found = core.decompose(
-        _held(before.results),
-        _held(after.results),
-        left={r.match_pk for r in before.results if r.month_played == left_month},
+        _held(before),
+        _held(after),
+        left=set(before.match_id[before.month_played == left_month.index].tolist()),
         from_cents=from_entry.fladub_cents if from_entry else 0,
         to_cents=to_entry.fladub_cents if to_entry else 0,
         corrections={
-            r.match_pk
-            for r in after.results
-            if (r.club_id, r.match_id) in earlier and r.match_pk not in earlier_pks
+            pk
+            for pk in after.match_id.tolist()
+            if earlier
+            and (facts[pk].club_id, facts[pk].external_id) in earlier
+            and pk not in earlier_pks
         },
     )
-    results = {r.match_pk: r for r in before.results}
-    results.update({r.match_pk: r for r in after.results})
     rank = core.RankChange(
         rank_from=from_entry.rank if from_entry else None,
         rank_to=to_entry.rank if to_entry else None,
@@ -132,7 +145,7 @@ def player_ledger(
         from_entry=from_entry,
         to_entry=to_entry,
         ledger=found,
-        results=results,
+        points=points,
         rank=rank,
         left_month=left_month,
     )
