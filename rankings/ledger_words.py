@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, ngettext_lazy
 
 from .ledger import Part, RankChange
 from .selectors.ledger import PlayerLedger
@@ -87,35 +87,29 @@ def rank_sentence(rank: RankChange) -> str:
     head = _("Rank %(from)s → %(to)s") % {"from": rank.rank_from, "to": rank.rank_to}
     if not rank.explained:
         return f"{head}."
-    pieces = []
-    if rank.passed:
-        pieces.append(
-            ngettext("%(n)s player passed you", "%(n)s players passed you", rank.passed)
-            % {"n": rank.passed}
-        )
-    if rank.new_above:
-        pieces.append(
-            ngettext(
-                "%(n)s new player entered above you",
-                "%(n)s new players entered above you",
-                rank.new_above,
-            )
-            % {"n": rank.new_above}
-        )
-    if rank.overtaken:
-        pieces.append(
-            ngettext("you passed %(n)s player", "you passed %(n)s players", rank.overtaken)
-            % {"n": rank.overtaken}
-        )
-    if rank.gone_above:
-        pieces.append(
-            ngettext(
-                "%(n)s player above you left the list",
-                "%(n)s players above you left the list",
-                rank.gone_above,
-            )
-            % {"n": rank.gone_above}
-        )
+    counted = [
+        (
+            rank.passed,
+            ngettext_lazy("%(n)s player passed you", "%(n)s players passed you", "n"),
+        ),
+        (
+            rank.new_above,
+            ngettext_lazy(
+                "%(n)s new player entered above you", "%(n)s new players entered above you", "n"
+            ),
+        ),
+        (
+            rank.overtaken,
+            ngettext_lazy("you passed %(n)s player", "you passed %(n)s players", "n"),
+        ),
+        (
+            rank.gone_above,
+            ngettext_lazy(
+                "%(n)s player above you left the list", "%(n)s players above you left the list", "n"
+            ),
+        ),
+    ]
+    pieces = [str(words % {"n": n}) for n, words in counted if n]
     if not pieces:
         return _("%(head)s: nobody passed you and you passed nobody.") % {"head": head}
     return f"{head}: {'; '.join(pieces)}."

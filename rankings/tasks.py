@@ -77,18 +77,26 @@ def _transient() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
+# What the close and its shards share: acknowledged when done (a worker lost mid-task
+# hands the message back), retried with backoff on a transient database error, and the
+# close's time limits.
+_CLOSE_DELIVERY: dict[str, Any] = {
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+    "autoretry_for": _transient(),
+    "max_retries": 5,
+    "soft_time_limit": CLOSE_SOFT_TIME_LIMIT,
+    "time_limit": CLOSE_TIME_LIMIT,
+}
+
+
 @shared_task(
     name=MONTH_CLOSE,
     bind=True,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=_transient(),
     retry_backoff=5,
     retry_backoff_max=300,
     retry_jitter=True,
-    max_retries=5,
-    soft_time_limit=CLOSE_SOFT_TIME_LIMIT,
-    time_limit=CLOSE_TIME_LIMIT,
+    **_CLOSE_DELIVERY,
 )
 def month_close(self: Any, month: str, discipline: str, run_id: int) -> dict[str, Any]:
     """Close ``month`` (``YYYY-MM``) of ``discipline``, recording progress in run ``run_id``."""
@@ -124,17 +132,7 @@ def month_close(self: Any, month: str, discipline: str, run_id: int) -> dict[str
     }
 
 
-@shared_task(
-    name=CLOSE_SHARD,
-    acks_late=True,
-    reject_on_worker_lost=True,
-    autoretry_for=_transient(),
-    retry_backoff=2,
-    retry_backoff_max=60,
-    max_retries=5,
-    soft_time_limit=CLOSE_SOFT_TIME_LIMIT,
-    time_limit=CLOSE_TIME_LIMIT,
-)
+@shared_task(name=CLOSE_SHARD, retry_backoff=2, retry_backoff_max=60, **_CLOSE_DELIVERY)
 def close_shard(month: str, discipline: str, shard: int, shards: int) -> dict[str, Any]:
     """One shard of a close split across workers (``close_month --workers N``): the totals
     of the players ``player % shards == shard``, JSON-safe. Read-only, so a redelivery

@@ -122,3 +122,27 @@ def test_a_merge_is_the_part_the_results_do_not_explain() -> None:
     same = {"a": Held(5 * u, True)}
     found = ledger.decompose(same, same, left=(), from_cents=300, to_cents=500)
     assert [(p.kind, p.cents) for p in found.parts] == [("merged", 200), ("aged", 0)]
+
+
+def test_the_rank_sentence_names_each_count_in_english_and_german() -> None:
+    from django.utils import translation
+
+    from rankings.ledger import RankChange
+    from rankings.ledger_words import rank_sentence
+
+    change = RankChange(
+        rank_from=3, rank_to=5, passed=2, new_above=1, overtaken=5, gone_above=1, explained=True
+    )
+    with translation.override("en"):
+        assert rank_sentence(change) == (
+            "Rank 3 → 5: 2 players passed you; 1 new player entered above you; "
+            "you passed 5 players; 1 player above you left the list."
+        )
+        quiet = RankChange(3, 5, passed=0, new_above=0, overtaken=1, gone_above=0, explained=True)
+        assert rank_sentence(quiet) == "Rank 3 → 5: you passed 1 player."
+    with translation.override("de"):
+        assert rank_sentence(change) == (
+            "Rang 3 → 5: 2 Spieler haben Sie überholt; 1 neuer Spieler ist vor Ihnen "
+            "eingestiegen; Sie haben 5 Spieler überholt; 1 Spieler vor Ihnen ist nicht mehr "
+            "in der Rangliste."
+        )
