@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import AllowAny
@@ -54,7 +55,10 @@ class PublicAPI(APIView):
 
 def discipline(value: str) -> str:
     if value not in CODES:
-        raise NotFound(f"unknown discipline {value!r} (one of {', '.join(CODES)})")
+        raise NotFound(
+            _("unknown discipline '%(discipline)s' (one of %(codes)s)")
+            % {"discipline": value, "codes": ", ".join(CODES)}
+        )
     return value
 
 
@@ -71,7 +75,8 @@ def version(request: Any) -> int | None:
     if not raw:
         return None
     if not raw.isdigit() or not 1 <= int(raw) <= MAX_VERSION:
-        raise ValidationError({"version": ["A version is a whole number from 1, for example 2."]})
+        message = _("A version is a whole number from 1, for example 2.")
+        raise ValidationError({"version": [message]})
     return int(raw)
 
 
@@ -79,20 +84,28 @@ def published(discipline: str, month: Month, edition: int | None = None) -> List
     found = published_list(discipline=discipline, month=month, edition=edition)
     if found is None:
         if edition is not None:
-            raise NotFound(f"no version {edition} of the {discipline} list for {month}")
-        raise NotFound(f"no published {discipline} list for {month}")
+            raise NotFound(
+                _("no version %(version)d of the %(discipline)s list for %(month)s")
+                % {"version": edition, "discipline": discipline, "month": month}
+            )
+        raise NotFound(
+            _("no published %(discipline)s list for %(month)s")
+            % {"discipline": discipline, "month": month}
+        )
     return found
 
 
 def current(discipline: str) -> ListInfo:
     found = current_list(discipline=discipline)
     if found is None:
-        raise NotFound(f"no {discipline} list has been published yet")
+        raise NotFound(
+            _("no %(discipline)s list has been published yet") % {"discipline": discipline}
+        )
     return found
 
 
 def player(player_id: str) -> Player:
     found = surviving_player(player_id)
     if found is None:
-        raise NotFound(f"unknown player {player_id!r}")
+        raise NotFound(_("unknown player '%(player)s'") % {"player": player_id})
     return found

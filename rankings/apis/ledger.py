@@ -17,6 +17,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -115,7 +116,10 @@ def _target(discipline: str, month: str | None) -> tuple[ListInfo, Any]:
     projected = projected_list(discipline)
     if projected is not None and projected.ranking_list.list_month == wanted:
         return projected.ranking_list, projected.as_of
-    raise NotFound(f"no published or projected {discipline} list for {wanted}")
+    raise NotFound(
+        _("no published or projected %(discipline)s list for %(month)s")
+        % {"discipline": discipline, "month": wanted}
+    )
 
 
 class PlayerLedgerAPI(inputs.PublicAPI):

@@ -9,6 +9,7 @@ projection (:func:`rankings.selectors.projection.projected_list`).
 
 from __future__ import annotations
 
+from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
@@ -38,7 +39,7 @@ class ProjectedListAPI(inputs.PublicAPI):
     def get(self, request: Request, discipline: str) -> Response:
         projected = projected_list(inputs.discipline(discipline))
         if projected is None:
-            raise NotFound(f"no projected {discipline} list yet")
+            raise NotFound(_("no projected %(discipline)s list yet") % {"discipline": discipline})
         page = _page(request, projected.ranking_list)
         page.update(provisional=True, as_of=projected.as_of)
         return Response(ProjectedPageOutput(page).data)

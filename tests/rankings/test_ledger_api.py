@@ -122,3 +122,36 @@ def test_bad_input(client: Client, club, people) -> None:
     ok = client.get(URL.format("P-A")).json()  # the current list; new to it
     assert ok["rank_from"] is None and ok["rank_to"] == 1
     assert ok["sentences"][1] == "New on the list, at rank 1."
+
+
+@pytest.mark.parametrize(
+    ("url", "english", "german"),
+    [
+        ("/api/rankings/fido/projected", "no projected fido list yet", "Noch keine hochgerechnete"),
+        (
+            "/api/rankings/fido/players/{p}/ledger?month=2026-03",
+            "no published or projected fido list for 2026-03",
+            "Keine veröffentlichte oder hochgerechnete Rangliste fido für 2026-03",
+        ),
+        (
+            "/api/rankings/fido/players/P-NOBODY/forecast",
+            "unknown player 'P-NOBODY'",
+            "Unbekannter Spieler 'P-NOBODY'",
+        ),
+        (
+            "/api/rankings/fido/2026-03?version=2",
+            "no version 2 of the fido list for 2026-03",
+            "Keine Version 2 der Rangliste fido für 2026-03",
+        ),
+        ("/api/rankings/fido/2026-03/diff?version=0", "A version is a whole", "Eine Version ist"),
+        ("/api/rankings/chess/projected", "unknown discipline 'chess'", "Unbekannte Disziplin"),
+    ],
+)
+def test_the_apis_refusals_are_in_the_users_language(client: Client, url, english, german):
+    """The finding (acceptance of issues 13/14): these 404s and 400s of the projection,
+    ledger, forecast and versions answered in English whatever the Accept-Language."""
+    url = url.format(p=PlayerFactory().player_id)
+    for language, words in (("en", english), ("de", german)):
+        response = client.get(url, HTTP_ACCEPT_LANGUAGE=language)
+        assert response.status_code in (400, 404)
+        assert words in response.json()["errors"][0]["message"], (language, response.json())
