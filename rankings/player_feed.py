@@ -22,6 +22,7 @@ from django.urls import reverse
 from django.utils.feedgenerator import Atom1Feed
 from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from matches.disciplines import DISCIPLINES
 from matches.models import Player
@@ -95,7 +96,11 @@ class PlayerRankFeed(Feed):
                 "count": item.entry_count,
             }
         elif item.places:
-            moved = _("Rank %(old)d → %(new)d (%(places)+d places) of %(count)d.") % {
+            moved = ngettext(
+                "Rank %(old)d → %(new)d (%(places)+d place) of %(count)d.",
+                "Rank %(old)d → %(new)d (%(places)+d places) of %(count)d.",
+                abs(item.places),
+            ) % {
                 "old": item.rank_from,
                 "new": item.rank_to,
                 "places": item.places,

@@ -94,7 +94,7 @@ def test_feed(client: Client, ana) -> None:
     assert summaries[0] == (
         "Left the list (it holds only players with FLADUB above 0). FLADUB 24.00 → 0.00 (-24.00)."
     )
-    assert summaries[1] == "Rank 1 → 2 (-1 places) of 3. FLADUB 25.00 → 24.00 (-1.00)."
+    assert summaries[1] == "Rank 1 → 2 (-1 place) of 3. FLADUB 25.00 → 24.00 (-1.00)."
     assert summaries[4] == "Entered the list at rank 2 of 2. FLADUB 0.00 → 10.00 (+10.00)."
     assert entries[1].find(f"{ATOM}link").get("href") == (
         "http://testserver/ranking/fido/2026-03/v2/?from=2"
@@ -106,7 +106,9 @@ def test_feed(client: Client, ana) -> None:
 def test_feed_in_german(client: Client, ana) -> None:
     feed = parse_xml(client.get(FEED, HTTP_ACCEPT_LANGUAGE="de").content)
     summaries = [e.find(f"{ATOM}summary").text for e in feed.findall(f"{ATOM}entry")]
-    assert summaries[1] == "Rang 1 → 2 (-1 Plätze) von 3. FLADUB 25,00 → 24,00 (-1,00)."
+    assert (
+        summaries[1] == "Rang 1 → 2 (-1 Platz) von 3. FLADUB 25,00 → 24,00 (-1,00)."
+    )  # one place: singular
 
 
 def test_linked_from_the_player_page(client: Client, ana) -> None:
