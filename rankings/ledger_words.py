@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, ngettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, ngettext_lazy
 
 from .ledger import Part, RankChange
 from .selectors.ledger import PlayerLedger
@@ -25,6 +25,31 @@ def signed(cents: int) -> str:
     return ("-" if cents < 0 else "+") + amount
 
 
+# A part's phrase for one result and for several (German plurals are the same split).
+_ONE_OR_MANY = {
+    "aged": (
+        gettext_lazy("%(amount)s as an older result aged"),
+        gettext_lazy("%(amount)s as %(n)s older results aged"),
+    ),
+    "left": (
+        gettext_lazy("%(amount)s a result of %(month)s left the window"),
+        gettext_lazy("%(amount)s %(n)s results of %(month)s left the window"),
+    ),
+    "voided": (
+        gettext_lazy("%(amount)s as a result was voided or corrected"),
+        gettext_lazy("%(amount)s as %(n)s results were voided or corrected"),
+    ),
+    "pushed_out": (
+        gettext_lazy("%(amount)s as a result dropped out of the best 20"),
+        gettext_lazy("%(amount)s as %(n)s results dropped out of the best 20"),
+    ),
+    "pushed_in": (
+        gettext_lazy("%(amount)s as an older result came back into the best 20"),
+        gettext_lazy("%(amount)s as %(n)s older results came back into the best 20"),
+    ),
+}
+
+
 def _part_words(part: Part[int], found: PlayerLedger) -> str:
     n = len(part.results)
     values = {"amount": signed(part.cents), "n": n}
@@ -33,27 +58,11 @@ def _part_words(part: Part[int], found: PlayerLedger) -> str:
             ngettext("%(amount)s from %(n)s new result", "%(amount)s from %(n)s new results", n)
             % values
         )
-    if part.kind == "aged":
-        if n == 1:
-            return _("%(amount)s as an older result aged") % values
-        return _("%(amount)s as %(n)s older results aged") % values
-    if part.kind == "left":
-        values["month"] = date_format(found.left_month.first_day, "F Y")
-        if n == 1:
-            return _("%(amount)s a result of %(month)s left the window") % values
-        return _("%(amount)s %(n)s results of %(month)s left the window") % values
-    if part.kind == "voided":
-        if n == 1:
-            return _("%(amount)s as a result was voided or corrected") % values
-        return _("%(amount)s as %(n)s results were voided or corrected") % values
-    if part.kind == "pushed_out":
-        if n == 1:
-            return _("%(amount)s as a result dropped out of the best 20") % values
-        return _("%(amount)s as %(n)s results dropped out of the best 20") % values
-    if part.kind == "pushed_in":
-        if n == 1:
-            return _("%(amount)s as an older result came back into the best 20") % values
-        return _("%(amount)s as %(n)s older results came back into the best 20") % values
+    phrases = _ONE_OR_MANY.get(part.kind)
+    if phrases is not None:
+        if part.kind == "left":
+            values["month"] = date_format(found.left_month.first_day, "F Y")
+        return str(phrases[0] if n == 1 else phrases[1]) % values
     return (
         _("%(amount)s from merged player records or changes since the list was published") % values
     )

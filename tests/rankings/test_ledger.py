@@ -146,3 +146,23 @@ def test_the_rank_sentence_names_each_count_in_english_and_german() -> None:
             "eingestiegen; Sie haben 5 Spieler überholt; 1 Spieler vor Ihnen ist nicht mehr "
             "in der Rangliste."
         )
+
+
+def test_a_part_is_worded_for_one_result_or_several_in_english_and_german() -> None:
+    from types import SimpleNamespace
+
+    from django.utils import translation
+
+    from rankings.ledger_words import _part_words
+
+    one = SimpleNamespace(kind="aged", results=[1], cents=-83)
+    three = SimpleNamespace(kind="pushed_out", results=[1, 2, 3], cents=-120)
+    with translation.override("en"):
+        assert _part_words(one, None) == "-0.83 as an older result aged"  # type: ignore[arg-type]
+        assert _part_words(three, None) == "-1.20 as 3 results dropped out of the best 20"  # type: ignore[arg-type]
+    with translation.override("de"):
+        assert _part_words(one, None) == "-0,83 durch die Alterung eines älteren Ergebnisses"  # type: ignore[arg-type]
+        assert (
+            _part_words(three, None)  # type: ignore[arg-type]
+            == "-1,20, weil 3 Ergebnisse aus den besten 20 verdrängt wurden"
+        )
