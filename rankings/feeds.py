@@ -1,7 +1,8 @@
 """The Atom feed of new lists: one entry per published list, newest first.
 
 A reader (the press, a club's website) subscribes once and learns of every list the day it
-is published. Each entry links to the archived list and names its top three. An erratum
+is published. Each entry links to the archived list, names its top three and carries its
+seal (both hashes, the inputs' count, the FLADUB and code versions). An erratum
 (version 2, 3, ... of a month) is an entry of its own, titled as a corrected version, saying
 which version it replaces and why, and linking to its own version's address; the entry of
 the version it replaced stays.
@@ -16,7 +17,7 @@ from django.contrib.syndication.views import Feed
 from django.http import HttpRequest
 from django.urls import reverse, reverse_lazy
 from django.utils.feedgenerator import Atom1Feed
-from django.utils.formats import date_format
+from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -73,11 +74,20 @@ class NewListsFeed(Feed):
         podium = "; ".join(
             f"{row.rank}. {row.name} ({row.country}) {row.fladub_cents / 100:.2f}" for row in top
         )
+        podium += "." if podium else ""
         summary = _("%(count)d players ranked.") % {"count": ranking_list.entry_count}
         sealed = ""
         if ranking_list.seal is not None:
-            sealed = _("SHA-256 of the CSV download: %(sha)s.") % {
-                "sha": ranking_list.seal.content_sha256
+            seal = ranking_list.seal
+            sealed = _("SHA-256 of the CSV download: %(sha)s.") % {"sha": seal.content_sha256}
+            sealed += " " + _(
+                "SHA-256 of the %(count)s results it was computed from: %(sha)s. "
+                "FLADUB definition version %(fladub)s; software %(code)s."
+            ) % {
+                "count": number_format(seal.inputs_count or 0, force_grouping=True),
+                "sha": seal.inputs_sha256,
+                "fladub": seal.fladub_version,
+                "code": seal.code_version,
             }
         return " ".join(part for part in (erratum, summary, podium, sealed) if part)
 

@@ -124,6 +124,15 @@ def test_the_seal_is_shown_on_the_page_in_the_api_and_in_the_feed(client, march)
     }
     feed = client.get("/feeds/lists.atom").content.decode()
     assert f"SHA-256 of the CSV download: {march.content_sha256}." in feed
+    # The whole seal, as on the page and in the API (acceptance of issue 14, item 1).
+    assert (
+        f"SHA-256 of the 4 results it was computed from: {march.inputs_sha256}. "
+        f"FLADUB definition version 1; software {march.code_version}."
+    ) in feed
+    german = client.get("/feeds/lists.atom", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    assert (
+        f"SHA-256 der 4 Ergebnisse, aus denen sie berechnet wurde: {march.inputs_sha256}" in german
+    )
 
 
 def test_the_seal_footer_speaks_german(client, march) -> None:
