@@ -90,7 +90,7 @@ def test_pressing_it_publishes_v2_and_the_card_follows_the_run(
     assert RankingList.objects.get(month="2026-03-01", status="published").edition == 2
     words = text(card(staff.get(URL).content.decode(), "fido"))
     assert "Publish a corrected version of 2026-03" not in words
-    assert "The lists of 2026-04 to 2026-04 were computed before version 2 of 2026-03" in words
+    assert "The list of 2026-04 was computed before version 2 of 2026-03, which it reads" in words
     assert "Recompute later months" in words
 
 
