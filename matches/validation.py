@@ -20,8 +20,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.functional import Promise
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from fido.text import text_problem
 
@@ -139,7 +140,7 @@ def join_path(prefix: str, path: str) -> str:
     return f"{prefix}.{path}" if path else prefix
 
 
-def check_text(value: str, path: str, what: str, problems: list[Problem]) -> None:
+def check_text(value: str, path: str, what: str | Promise, problems: list[Problem]) -> None:
     """Refuse what no text field accepts (:mod:`fido.text`: control characters, lone
     surrogates, bidirectional overrides), any line break or tab in an id, and text a
     spreadsheet would run as a formula."""
@@ -233,23 +234,9 @@ def parse_match(
     date_played = _parse_date(payload.get("date"), join_path(prefix, "date"), problems)
     club_id = _parse_club(payload.get("club"), join_path(prefix, "club"), problems)
     discipline = _parse_choice(
-        payload.get("discipline"),
-        Discipline.values,
-        Problem(
-            join_path(prefix, "discipline"),
-            _("unknown discipline “%(value)s”; choose one of %(choices)s"),
-        ),
-        problems,
+        payload.get("discipline"), Discipline.values, prefix, "discipline", problems
     )
-    category = _parse_choice(
-        payload.get("category"),
-        Category.values,
-        Problem(
-            join_path(prefix, "category"),
-            _("unknown category “%(value)s”; choose one of %(choices)s"),
-        ),
-        problems,
-    )
+    category = _parse_choice(payload.get("category"), Category.values, prefix, "category", problems)
     sides = _parse_sides(payload.get("sides"), prefix, problems)
     submitted_at = None
     if allow_submitted_at and payload.get("submitted_at") is not None:
@@ -335,7 +322,7 @@ def _parse_id(raw: object, path: str, problems: list[Problem]) -> str | None:
         )
         return None
     external_id = raw.strip()
-    check_text(external_id, path, _("the match id"), problems)
+    check_text(external_id, path, _MATCH_ID, problems)
     return external_id
 
 
@@ -385,15 +372,24 @@ def _parse_club(raw: object, path: str, problems: list[Problem]) -> str | None:
     return raw.strip() if len(problems) == before else None
 
 
+# Translated when a refusal is written, not for every match parsed (the hot path).
+_CHOICE_REFUSALS = {
+    "discipline": gettext_lazy("unknown discipline “%(value)s”; choose one of %(choices)s"),
+    "category": gettext_lazy("unknown category “%(value)s”; choose one of %(choices)s"),
+}
+_MATCH_ID = gettext_lazy("the match id")
+_PLAYER_ID = gettext_lazy("player id")
+
+
 def _parse_choice(
-    raw: object, choices: Sequence[str], refusal: Problem, problems: list[Problem]
+    raw: object, choices: Sequence[str], prefix: str, name: str, problems: list[Problem]
 ) -> object:
-    """``raw`` (a discipline, a category); ``refusal``, its message filled in with the value
-    and the choices, when it is not one of ``choices``."""
+    """``raw`` (the field ``name``: discipline or category); a refusal naming the value and
+    the choices when it is not one of ``choices``."""
     if not isinstance(raw, str) or raw not in choices:
         shown = raw if isinstance(raw, str) else kind_of(raw)
         values = {"value": shown, "choices": ", ".join(choices)}
-        problems.append(Problem(refusal.path, refusal.message % values))
+        problems.append(Problem(join_path(prefix, name), str(_CHOICE_REFUSALS[name] % values)))
     return raw
 
 
@@ -526,7 +522,7 @@ def _parse_players(
             continue
         pid = pid.strip()
         before = len(problems)
-        check_text(pid, ppath, _("player id"), problems)
+        check_text(pid, ppath, _PLAYER_ID, problems)
         if len(problems) > before:
             ids = None
             continue

@@ -154,3 +154,39 @@ def test_a_refused_record_says_which_record_game_move_and_player() -> None:
         [german] = check_records(match, prefix="m4")
     assert german.message.startswith("Spielprotokoll 1, Spiel 1, Zug 1 (P-000002): ")
     assert "eröffnet" in german.message or "muss" in german.message, german.message
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        (
+            "en",
+            {
+                "m4.id": "the match id must not start with '=' (a spreadsheet formula)",
+                "m4.discipline": "unknown discipline “golf”; choose one of "
+                "fido, allfives, austrian",
+                "m4.sides[0].players[0]": "player id must not start with '+' "
+                "(a spreadsheet formula)",
+            },
+        ),
+        (
+            "de",
+            {
+                "m4.id": "die Partie-ID darf nicht mit '=' beginnen (eine Tabellenformel)",
+                "m4.discipline": "unbekannte Disziplin „golf“; wählen Sie eine von "
+                "fido, allfives, austrian",
+                "m4.sides[0].players[0]": "Spieler-ID darf nicht mit '+' beginnen "
+                "(eine Tabellenformel)",
+            },
+        ),
+    ],
+)
+def test_the_labels_and_choices_translated_on_refusal_are_in_the_active_language(
+    language: str, expected: dict[str, str]
+) -> None:
+    """The labels and the choice refusals are translated when a refusal is written (not
+    per match parsed): in the language active then."""
+    sides = [{"players": ["+P-1"], "score": 57}, {"players": ["P-000002"], "score": 31}]
+    with translation.override(language):
+        found = problems_of(id="=1", discipline="golf", sides=sides)
+    assert found == expected
