@@ -72,7 +72,8 @@ class NewListsFeed(Feed):
                 "reason": found.reason if found is not None else "-",
             }
         podium = "; ".join(
-            f"{row.rank}. {row.name} ({row.country}) {row.fladub_cents / 100:.2f}" for row in top
+            f"{row.rank}. {row.name} ({row.country}) {number_format(row.fladub_cents / 100, 2)}"
+            for row in top
         )
         podium += "." if podium else ""
         summary = _("%(count)d players ranked.") % {"count": ranking_list.entry_count}

@@ -101,6 +101,9 @@ def test_atom_feed_lists_every_published_list(client: Client, lists) -> None:
     by_title = {e.find(f"{ATOM}title").text: e for e in entries}
     summary = by_title["FIDO world ranking, March 2026"].find(f"{ATOM}summary").text
     assert summary.startswith("12 players ranked. 1. Bo Berg (SE) 500.00; 2. ")
+    german = parse_xml(client.get("/feeds/lists.atom", HTTP_ACCEPT_LANGUAGE="de").content)
+    summaries = [e.find(f"{ATOM}summary").text for e in german.findall(f"{ATOM}entry")]
+    assert any("1. Bo Berg (SE) 500,00; 2. " in s for s in summaries)  # German numbers
     assert feed.find(f"{ATOM}link[@rel='self']").get("href") == "http://testserver/feeds/lists.atom"
 
 
