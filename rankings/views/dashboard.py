@@ -133,14 +133,23 @@ def close_refusals(*, discipline: str, month: Month, now: dt.datetime) -> list[s
         )
     active = active_close_run(discipline, now=now, stale_after=reads.STALE_RUN)
     if active is not None:
-        reasons.append(
-            _("A close of %(month)s is already running (run %(run)s, %(state)s).")
-            % {
-                "month": Month.of(active.month),
-                "run": active.pk,
-                "state": STATE_LABELS.get(active.state, active.state),
-            }
-        )
+        if active.state == CloseRun.State.QUEUED and active.dispatched_at is None:
+            # The broker did not take it (the outbox): beat sends it again when it is back.
+            reasons.append(
+                _(
+                    "A close of %(month)s is waiting for the task queue, which did not answer;"
+                    " it starts by itself within minutes of the queue's return."
+                )
+                % {"month": Month.of(active.month)}
+            )
+        else:
+            reasons.append(
+                _("A close of %(month)s is already running (%(state)s).")
+                % {
+                    "month": Month.of(active.month),
+                    "state": STATE_LABELS.get(active.state, active.state),
+                }
+            )
     if published_list(discipline=discipline, month=month) is not None:
         reasons.append(_("The list of %(month)s is already published.") % {"month": month})
         return reasons

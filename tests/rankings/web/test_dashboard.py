@@ -206,6 +206,22 @@ def _march_run(discipline: str, state: str, stage: str, **fields: Any) -> CloseR
 
 
 @pytest.mark.django_db
+def test_a_close_the_broker_did_not_take_says_it_starts_by_itself(
+    staff: Client, march: dict[str, Any], set_now: Any
+) -> None:
+    set_now(after_deadline("2026-03"))
+    with recording():
+        _march_run("fido", CloseRun.State.QUEUED, CloseRun.Stage.QUEUED, dispatched_at=None)
+    html = card(staff.get(URL).content.decode(), "fido")
+    assert re.search(r'<button type="submit" class="primary" disabled', html)
+    assert (
+        "A close of 2026-03 is waiting for the task queue, which did not answer; it starts by"
+        " itself within minutes of the queue's return."
+    ) in text(html)
+    assert "already running" not in text(html)
+
+
+@pytest.mark.django_db
 def test_a_running_close_disables_the_button_and_shows_its_progress(
     staff: Client, march: dict[str, Any], set_now: Any
 ) -> None:
@@ -215,7 +231,7 @@ def test_a_running_close_disables_the_button_and_shows_its_progress(
     page = staff.get(URL).content.decode()
     html = card(page, "fido")
     assert re.search(r'<button type="submit" class="primary" disabled', html)
-    assert f"A close of 2026-03 is already running (run {run.pk}, running)." in text(html)
+    assert "A close of 2026-03 is already running (running)." in text(html)
     # The progress bar, with its ARIA values, the stage and the JSON it polls.
     assert re.search(
         r'<progress id="progress-\d+" max="100" value="55" aria-valuemin="0" '
