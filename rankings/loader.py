@@ -287,29 +287,59 @@ def read_copies(statements: list[str], streams: int | None = None) -> list[bytea
         return [_read_copy(raw, statement) for statement in statements]
     snapshot = _export_snapshot(raw)
     results: list[bytearray | None] = [None] * count
-    errors: list[BaseException] = []
     pending = iter(range(count))
     lock = threading.Lock()
     extras = [extra_connection() for _ in range(workers - 1)]
-    try:
+
+    def work(_stream: int, conn: Any, failed: threading.Event) -> None:
+        while not failed.is_set():
+            with lock:
+                index = next(pending, None)
+            if index is None:
+                return
+            results[index] = _read_copy(conn, statements[index])
+
+    def prepare() -> None:
         for extra in extras:
             _import_snapshot(extra, snapshot)
 
-        def run(conn: Any) -> None:
-            try:
-                while not errors:
-                    with lock:
-                        index = next(pending, None)
-                    if index is None:
-                        return
-                    results[index] = _read_copy(conn, statements[index])
-            except BaseException as exc:  # re-raised in the caller's thread
-                errors.append(exc)
+    run_on_connections(raw, extras, work, prepare=prepare)
+    return [r for r in results if r is not None]
 
-        threads = [threading.Thread(target=run, args=(extra,), daemon=True) for extra in extras]
+
+def run_on_connections(
+    main: Any,
+    extras: list[Any],
+    work: Callable[[int, Any, threading.Event], None],
+    *,
+    prepare: Callable[[], None] | None = None,
+) -> None:
+    """Call ``work(stream, conn, failed)`` for each connection at once: ``main`` (stream 0)
+    in this thread, each of ``extras`` (streams 1, 2, ...) in a thread of its own. After
+    ``prepare`` (if any) ran; ``failed`` is set as soon as one call raised, so that the
+    others may stop early. Waits for all, closes ``extras`` (also if ``prepare`` failed)
+    and raises, in this thread, the first error any call raised. The parallel readers
+    here and the parallel writers of :mod:`rankings.writer` share it."""
+    errors: list[BaseException] = []
+    failed = threading.Event()
+
+    def run(stream: int, conn: Any) -> None:
+        try:
+            work(stream, conn, failed)
+        except BaseException as exc:  # re-raised in the caller's thread
+            errors.append(exc)
+            failed.set()
+
+    try:
+        if prepare is not None:
+            prepare()
+        threads = [
+            threading.Thread(target=run, args=(stream, extra), daemon=True)
+            for stream, extra in enumerate(extras, start=1)
+        ]
         for thread in threads:
             thread.start()
-        run(raw)
+        run(0, main)
         for thread in threads:
             thread.join()
     finally:
@@ -317,7 +347,6 @@ def read_copies(statements: list[str], streams: int | None = None) -> list[bytea
             extra.close()
     if errors:
         raise errors[0]
-    return [r for r in results if r is not None]
 
 
 def _export_snapshot(raw: Any) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import itertools
 import logging
-import threading
 import time
 from typing import Any
 
@@ -25,7 +24,7 @@ import numpy as np
 from django.db import connection
 
 from . import fladub
-from .loader import PGCOPY_SIGNATURE, extra_connection
+from .loader import PGCOPY_SIGNATURE, extra_connection, run_on_connections
 from .models import RankingEntry, RankingList
 
 ENTRY_COLUMNS = (
@@ -123,31 +122,14 @@ def _write_parallel(ranking_list: RankingList, ranking: fladub.RankingList, stre
     bounds = stream_bounds(ranking.rank, streams)
     parts = [_slice(ranking, slice(lo, hi)) for lo, hi in itertools.pairwise(bounds)]
     started = time.perf_counter()
-    errors: list[BaseException] = []
     extras = [extra_connection() for _ in range(streams - 1)]
 
-    def run(conn: Any, part: fladub.RankingList) -> None:
-        try:
-            _copy(conn, binary_copy_buffer(ranking_list.pk, part))
-        except BaseException as exc:  # re-raised in the caller's thread
-            errors.append(exc)
+    def work(stream: int, conn: Any, _failed: object) -> None:
+        _copy(conn, binary_copy_buffer(ranking_list.pk, parts[stream]))
 
-    try:
-        threads = [
-            threading.Thread(target=run, args=(conn, part), daemon=True)
-            for conn, part in zip(extras, parts[1:], strict=True)
-        ]
-        for thread in threads:
-            thread.start()
-        connection.ensure_connection()
-        run(connection.connection, parts[0])  # autocommit: one transaction
-        for thread in threads:
-            thread.join()
-    finally:
-        for extra in extras:
-            extra.close()
-    if errors:
-        raise errors[0]
+    connection.ensure_connection()
+    # Django's connection (autocommit: one transaction) writes the first part.
+    run_on_connections(connection.connection, extras, work)
     logger.info(
         "wrote %d entries of list %s in %d streams: %.2f s",
         n,

@@ -84,7 +84,7 @@ from .errors import ApiProblems
 from .idempotency import HEADER as IDEMPOTENCY_HEADER
 from .idempotency import KEY_PATTERN, MAX_KEY_LENGTH, respond_once
 from .jsonbody import json_body
-from .paging import StrictPagination, page_parameters
+from .paging import StrictPagination, page_parameters, page_serializer
 from .throttling import AnonThrottle, SubmissionRateThrottle, UserThrottle
 
 # More matches than this in one request: split the batch (keeps one transaction short).
@@ -406,14 +406,7 @@ class MatchListAPI(_AuthenticatedAPI):
                 raise serializers.ValidationError({"date_to": "date_to is before date_from"})
             return attrs
 
-    class PageSerializer(serializers.Serializer):
-        count = serializers.IntegerField()
-        next = serializers.URLField(allow_null=True)
-        previous = serializers.URLField(allow_null=True)
-        results = MatchOutputSerializer(many=True)
-
-        class Meta:
-            ref_name = "MatchPage"
+    PageSerializer = page_serializer(MatchOutputSerializer, "MatchPage")
 
     class BatchResultSerializer(serializers.Serializer):
         matches = SubmitResultSerializer(many=True)

@@ -9,7 +9,8 @@ item 10: the API true to its schema):
   1 to the endpoint's maximum, else a 400 naming the parameter; a page past the last stays
   a 404.
 - :func:`page_parameters` gives the two parameters as the schema shows them, with those
-  bounds, so that the schema and the check say the same.
+  bounds, so that the schema and the check say the same; :func:`page_serializer` the
+  answer's schema (``count``, ``next``, ``previous``, ``results``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any
 
 from django.utils.translation import gettext as _
 from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -63,3 +65,19 @@ def page_parameters(max_page_size: int) -> list[OpenApiParameter]:
             description=f"rows per page, at most {max_page_size}",
         ),
     ]
+
+
+def page_serializer(
+    item: type[serializers.Serializer], ref_name: str
+) -> type[serializers.Serializer]:
+    """The schema of one page of :class:`StrictPagination`, whose ``results`` are a list of
+    ``item``, named ``ref_name`` in the schema (fields in the answer's order)."""
+    meta = type("Meta", (), {"ref_name": ref_name})
+    fields = {
+        "count": serializers.IntegerField(),
+        "next": serializers.URLField(allow_null=True),
+        "previous": serializers.URLField(allow_null=True),
+        "results": item(many=True),
+        "Meta": meta,
+    }
+    return type(f"{ref_name}Serializer", (serializers.Serializer,), fields)

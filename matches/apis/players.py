@@ -24,7 +24,7 @@ from rest_framework.views import APIView
 from matches.models import Player
 from matches.selectors.player_search import MAX_QUERY_LENGTH, MIN_QUERY_LENGTH, player_search
 
-from .paging import StrictPagination, page_parameters
+from .paging import StrictPagination, page_parameters, page_serializer
 
 
 class PlayerPagination(StrictPagination):
@@ -47,14 +47,7 @@ class PlayerHitSerializer(serializers.Serializer):
         return str(countries.name(player.country)) or player.country
 
 
-class PlayerPageSerializer(serializers.Serializer):
-    count = serializers.IntegerField()
-    next = serializers.URLField(allow_null=True)
-    previous = serializers.URLField(allow_null=True)
-    results = PlayerHitSerializer(many=True)
-
-    class Meta:
-        ref_name = "PlayerPage"
+PlayerPageSerializer = page_serializer(PlayerHitSerializer, "PlayerPage")
 
 
 class PlayerSearchAPI(APIView):

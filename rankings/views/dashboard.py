@@ -239,6 +239,11 @@ def _render_dashboard(request: HttpRequest, *, status: int = 200, **extra: Any) 
     return render(request, "dashboard/dashboard.html", context, status=status)
 
 
+def _refused(request: HttpRequest, message: str, *, status: int = 400) -> HttpResponse:
+    """The dashboard again, with ``message`` (translated) above the close form."""
+    return _render_dashboard(request, status=status, close_errors=[message])
+
+
 @never_cache
 @require_GET
 @staff_page
@@ -294,6 +299,7 @@ def month_close(request: HttpRequest) -> HttpResponse:
 
 
 def _back_to_dashboard(discipline: str) -> HttpResponse:
+    """303 to the dashboard, at the discipline's card."""
     response = redirect(reverse("rankings:dashboard") + f"#discipline-{discipline}")
     response.status_code = 303
     return response
@@ -406,23 +412,24 @@ def projection_refresh(request: HttpRequest) -> HttpResponse:
     """Refresh a discipline's projected list in a worker; back to the dashboard (303)."""
     discipline = request.POST.get("discipline", "")
     if discipline not in DISCIPLINES:
-        return _render_dashboard(request, status=400, close_errors=[_("Unknown discipline.")])
+        return _refused(request, _("Unknown discipline."))
     try:
         run = projection_enqueue(discipline=discipline, by=request.user)
     except DispatchFailed:
-        unreachable = _(
-            "The task queue is unreachable, so the projection was not started. Try again in "
-            "a moment."
+        return _refused(
+            request,
+            _(
+                "The task queue is unreachable, so the projection was not started. Try again "
+                "in a moment."
+            ),
+            status=503,
         )
-        return _render_dashboard(request, status=503, close_errors=[unreachable])
     messages.success(
         request,
         _("Projecting the open month of the %(discipline)s: queued as run %(run)s.")
         % {"discipline": DISCIPLINES[discipline].label, "run": run.pk},
     )
-    response = redirect(reverse("rankings:dashboard") + f"#discipline-{discipline}")
-    response.status_code = 303
-    return response
+    return _back_to_dashboard(discipline)
 
 
 @never_cache
@@ -485,7 +492,7 @@ def _hold(request: HttpRequest) -> HttpResponse:
             raise HoldRefused(_("Choose to hold or to release the close."))
         change(discipline=discipline, reason=reason, by=request.user)
     except HoldRefused as exc:
-        return _render_dashboard(request, status=400, close_errors=[str(exc)])
+        return _refused(request, str(exc))
     label = DISCIPLINES[discipline].label
     done = (
         _("The close of the %(discipline)s is held.")
@@ -493,9 +500,7 @@ def _hold(request: HttpRequest) -> HttpResponse:
         else _("The close of the %(discipline)s is released.")
     )
     messages.success(request, done % {"discipline": label})
-    response = redirect(reverse("rankings:dashboard") + f"#discipline-{discipline}")
-    response.status_code = 303
-    return response
+    return _back_to_dashboard(discipline)
 
 
 # --- errata ------------------------------------------------------------------------------------
@@ -521,17 +526,18 @@ def erratum_view(request: HttpRequest) -> HttpResponse:
         else:
             raise ErratumRefused(_("Choose an erratum or the recomputation of later months."))
     except ValueError:
-        return _render_dashboard(
-            request, status=400, close_errors=[_("Not a month (expected YYYY-MM).")]
-        )
+        return _refused(request, _("Not a month (expected YYYY-MM)."))
     except ErratumRefused as exc:
-        return _render_dashboard(request, status=400, close_errors=[str(exc)])
+        return _refused(request, str(exc))
     except DispatchFailed:
-        unreachable = _(
-            "The task queue is unreachable, so the erratum has not started yet. It is "
-            "recorded and starts by itself as soon as the queue is back."
+        return _refused(
+            request,
+            _(
+                "The task queue is unreachable, so the erratum has not started yet. It is "
+                "recorded and starts by itself as soon as the queue is back."
+            ),
+            status=503,
         )
-        return _render_dashboard(request, status=503, close_errors=[unreachable])
     messages.success(
         request,
         _("The new version of %(month)s is being computed as run %(run)s.")
