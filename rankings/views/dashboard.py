@@ -100,6 +100,12 @@ STAGE_LABELS = {
 }
 
 
+# The heading of the refusal box of the dashboard's other forms (the close's own says which
+# month cannot be closed, or "The close was refused:").
+_PROJECTION = gettext_lazy("The projection was not refreshed:")
+_ERRATUM = gettext_lazy("No corrected version was started:")
+
+
 def staff_page(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
     """Anonymous: 302 to the login page. Logged in but not staff: 403."""
 
@@ -239,9 +245,12 @@ def _render_dashboard(request: HttpRequest, *, status: int = 200, **extra: Any) 
     return render(request, "dashboard/dashboard.html", context, status=status)
 
 
-def _refused(request: HttpRequest, message: str, *, status: int = 400) -> HttpResponse:
-    """The dashboard again, with ``message`` (translated) above the close form."""
-    return _render_dashboard(request, status=status, close_errors=[message])
+def _refused(
+    request: HttpRequest, message: str, *, status: int = 400, title: Any = None
+) -> HttpResponse:
+    """The dashboard again, with ``message`` (translated) above the close form, headed by
+    ``title`` (what was refused; by default "The close was refused:")."""
+    return _render_dashboard(request, status=status, close_errors=[message], errors_title=title)
 
 
 @never_cache
@@ -412,7 +421,7 @@ def projection_refresh(request: HttpRequest) -> HttpResponse:
     """Refresh a discipline's projected list in a worker; back to the dashboard (303)."""
     discipline = request.POST.get("discipline", "")
     if discipline not in DISCIPLINES:
-        return _refused(request, _("Unknown discipline."))
+        return _refused(request, _("Unknown discipline."), title=_PROJECTION)
     try:
         run = projection_enqueue(discipline=discipline, by=request.user)
     except DispatchFailed:
@@ -423,6 +432,7 @@ def projection_refresh(request: HttpRequest) -> HttpResponse:
                 "in a moment."
             ),
             status=503,
+            title=_PROJECTION,
         )
     messages.success(
         request,
@@ -492,7 +502,7 @@ def _hold(request: HttpRequest) -> HttpResponse:
             raise HoldRefused(_("Choose to hold or to release the close."))
         change(discipline=discipline, reason=reason, by=request.user)
     except HoldRefused as exc:
-        return _refused(request, str(exc))
+        return _refused(request, str(exc), title=_("Nothing was held or released:"))
     label = DISCIPLINES[discipline].label
     done = (
         _("The close of the %(discipline)s is held.")
@@ -526,9 +536,9 @@ def erratum_view(request: HttpRequest) -> HttpResponse:
         else:
             raise ErratumRefused(_("Choose an erratum or the recomputation of later months."))
     except ValueError:
-        return _refused(request, _("Not a month (expected YYYY-MM)."))
+        return _refused(request, _("Not a month (expected YYYY-MM)."), title=_ERRATUM)
     except ErratumRefused as exc:
-        return _refused(request, str(exc))
+        return _refused(request, str(exc), title=_ERRATUM)
     except DispatchFailed:
         return _refused(
             request,
@@ -537,6 +547,7 @@ def erratum_view(request: HttpRequest) -> HttpResponse:
                 "recorded and starts by itself as soon as the queue is back."
             ),
             status=503,
+            title=_ERRATUM,
         )
     messages.success(
         request,

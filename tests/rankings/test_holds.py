@@ -90,6 +90,7 @@ def test_the_dashboard_holds_refuses_the_close_and_releases(client: Client, marc
     assert refused.status_code == 400 and not CloseRun.objects.exists()
     bad = client.post("/dashboard/hold/", {"discipline": "fido", "action": "release", "reason": ""})
     assert bad.status_code == 400 and "Give a reason" in bad.content.decode()
+    assert "Nothing was held or released:" in bad.content.decode()  # not "The close was refused"
     odd = client.post(
         "/dashboard/hold/", {"discipline": "fido", "action": "explode", "reason": "x"}
     )

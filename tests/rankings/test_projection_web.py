@@ -152,6 +152,7 @@ def test_the_dashboard_refuses_bad_input_and_strangers(client: Client) -> None:
     client.force_login(UserFactory(is_staff=True))
     response = client.post("/dashboard/projection/", {"discipline": "chess"})
     assert response.status_code == 400 and "Unknown discipline." in response.content.decode()
+    assert "The projection was not refreshed:" in response.content.decode()
     assert client.get("/dashboard/projections/999.json").status_code == 404
     assert not ProjectionRun.objects.exists()
 

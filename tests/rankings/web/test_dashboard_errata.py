@@ -114,6 +114,9 @@ def test_bad_input_is_a_400_and_records_nothing(
     response = staff.post(ERRATUM, {"discipline": "fido", **data})
     assert response.status_code == 400
     assert message in text(response.content.decode())
+    # Headed as what was refused, not as a close (acceptance of issue 14).
+    assert "No corrected version was started:" in text(response.content.decode())
+    assert "The close was refused" not in text(response.content.decode())
     assert not Erratum.objects.exists() and not sent
 
 
