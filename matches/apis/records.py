@@ -36,6 +36,7 @@ from matches.rules import IllegalMove, RecordError, replay
 from matches.rules.record import MAX_RECORD_BYTES
 
 from .jsonbody import check_media_type
+from .record_schema import RECORD_SCHEMA
 
 #: RULES.md section 2 style: a three-player double-6 game that ends with A's last tile (the
 #: schema's example; the record viewer's tests replay it too).
@@ -80,7 +81,7 @@ class RecordReplayAPI(APIView):
         operation_id="records_replay",
         summary="Replay a game record",
         description=__doc__,
-        request={"application/json": OpenApiTypes.OBJECT},
+        request={"application/json": RECORD_SCHEMA},
         parameters=[
             OpenApiParameter("partial", OpenApiTypes.BOOL, description="report an unfinished game")
         ],

@@ -503,7 +503,7 @@ def _result(
             raise RecordError(f"{path}.{key}", _("not a field of a scoresheet result"))
     domino = raw.get("domino")
     blocked = raw.get("blocked", False)
-    if blocked not in (True, False):
+    if type(blocked) is not bool:  # not 1 or 0.0, which compare equal to True/False
         raise RecordError(f"{path}.blocked", _("must be true or false"))
     if (domino is None) == (not blocked):
         raise RecordError(path, _('give exactly one of "domino": seat or "blocked": true'))
