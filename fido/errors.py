@@ -16,13 +16,17 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import BadRequest
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template import loader
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+if TYPE_CHECKING:
+    from django.utils.functional import _StrPromise
 
 logger = logging.getLogger("fido.requests")
 
@@ -51,34 +55,35 @@ def _page(
     )
 
 
-def bad_request(request: HttpRequest, exception: BaseException | None = None) -> HttpResponse:
-    return _page(
-        request,
-        400,
-        _("That request could not be understood"),
-        _("A link or a form sent something the site cannot read. Go back and try again."),
-        _own_message(exception),
-    )
+def _error_page(
+    status: int, title: _StrPromise, advice: _StrPromise
+) -> Callable[[HttpRequest, BaseException | None], HttpResponse]:
+    """The handler of one status: its title and advice (translated when it answers), and
+    the exception's own message when it is one of ours."""
+
+    def handler(request: HttpRequest, exception: BaseException | None = None) -> HttpResponse:
+        return _page(request, status, str(title), str(advice), _own_message(exception))
+
+    return handler
 
 
-def permission_denied(request: HttpRequest, exception: BaseException | None = None) -> HttpResponse:
-    return _page(
-        request,
-        403,
-        _("You may not open this page"),
-        _("It is for another role or another club. Log in with the right account, or go back."),
-        _own_message(exception),
-    )
-
-
-def page_not_found(request: HttpRequest, exception: BaseException | None = None) -> HttpResponse:
-    return _page(
-        request,
-        404,
-        _("Page not found"),
-        _("There is nothing at this address. Check it, or start again from the home page."),
-        _own_message(exception),
-    )
+bad_request = _error_page(
+    400,
+    gettext_lazy("That request could not be understood"),
+    gettext_lazy("A link or a form sent something the site cannot read. Go back and try again."),
+)
+permission_denied = _error_page(
+    403,
+    gettext_lazy("You may not open this page"),
+    gettext_lazy(
+        "It is for another role or another club. Log in with the right account, or go back."
+    ),
+)
+page_not_found = _error_page(
+    404,
+    gettext_lazy("Page not found"),
+    gettext_lazy("There is nothing at this address. Check it, or start again from the home page."),
+)
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:

@@ -451,8 +451,19 @@ def locate(batch: CsvBatch, by_key: dict[int, CsvMatch], problem: Problem) -> Ro
     return RowProblem(match.first_row, column, problem.message)
 
 
-def _prefixer(matches: Sequence[CsvMatch]) -> Any:
-    return lambda index: f"m{matches[index].key}"
+def _submit(
+    matches: Sequence[CsvMatch], *, club: Club, submitted_by: Any, now: dt.datetime
+) -> list[SubmitOutcome]:
+    """``matches`` through the batch service, each problem named by its match's line
+    (the preview's dry runs and the store share it)."""
+    return match_batch_submit(
+        payloads=[m.payload for m in matches],
+        submitted_by=submitted_by,
+        now=now,
+        channel="csv",
+        clubs=[club],
+        prefix=lambda index: f"m{matches[index].key}",
+    )
 
 
 def preview(batch: CsvBatch, *, club: Club, submitted_by: Any, now: dt.datetime) -> Preview:
@@ -472,14 +483,7 @@ def preview(batch: CsvBatch, *, club: Club, submitted_by: Any, now: dt.datetime)
             if not remaining:
                 break
             try:
-                outcomes = match_batch_submit(
-                    payloads=[m.payload for m in remaining],
-                    submitted_by=submitted_by,
-                    now=now,
-                    channel="csv",
-                    clubs=[club],
-                    prefix=_prefixer(remaining),
-                )
+                outcomes = _submit(remaining, club=club, submitted_by=submitted_by, now=now)
             except InvalidSubmission as exc:
                 for problem in exc.problems:
                     if problem.code == CONFLICT:
@@ -558,14 +562,7 @@ def store(
     kept = [m for m in batch.matches if m.payload is not None and m.external_id not in skip]
     if not kept:
         return []
-    return match_batch_submit(
-        payloads=[m.payload for m in kept],
-        submitted_by=submitted_by,
-        now=now,
-        channel="csv",
-        clubs=[club],
-        prefix=_prefixer(kept),
-    )
+    return _submit(kept, club=club, submitted_by=submitted_by, now=now)
 
 
 def template_csv(club_id: str, day: dt.date) -> str:

@@ -56,13 +56,25 @@ def _select(choices: Iterable[tuple[str, Any]]) -> forms.Select:
     return forms.Select(choices=[("", "—"), *choices], attrs={"required": True})
 
 
-class MatchForm(forms.Form):
-    """The fields of one match above its side rows (submission and correction)."""
-
-    club = forms.ChoiceField(
+def _own_club_field() -> forms.ChoiceField:
+    """The club a secretary submits for (its choices: their clubs, set by the view)."""
+    return forms.ChoiceField(
         label=_("Club"),
         error_messages={"invalid_choice": _("You submit results for your own clubs only.")},
     )
+
+
+def _offer_clubs(form: forms.Form, clubs: Sequence[Club]) -> None:
+    """Let ``form``'s club field (:func:`_own_club_field`) offer ``clubs``, id and name."""
+    club_field = form.fields["club"]
+    assert isinstance(club_field, forms.ChoiceField)  # noqa: S101
+    club_field.choices = [(c.club_id, f"{c.club_id} ({c.name})") for c in clubs]
+
+
+class MatchForm(forms.Form):
+    """The fields of one match above its side rows (submission and correction)."""
+
+    club = _own_club_field()
     date = forms.CharField(
         label=_("Date played"),
         required=False,
@@ -108,9 +120,7 @@ class MatchForm(forms.Form):
             del self.fields["external_id"]
         else:
             del self.fields["reason"]
-            club_field = self.fields["club"]
-            assert isinstance(club_field, forms.ChoiceField)  # noqa: S101
-            club_field.choices = [(c.club_id, f"{c.club_id} ({c.name})") for c in clubs]
+            _offer_clubs(self, clubs)
         for name, bound in self.fields.items():
             described = f"id_{name}_error id_{name}_help" if bound.help_text else f"id_{name}_error"
             bound.widget.attrs.setdefault("aria-describedby", described)
@@ -223,10 +233,7 @@ def apply_problems(form: MatchForm, rows: Sequence[SideRow], problems: Iterable[
 
 
 class CsvUploadForm(forms.Form):
-    club = forms.ChoiceField(
-        label=_("Club"),
-        error_messages={"invalid_choice": _("You submit results for your own clubs only.")},
-    )
+    club = _own_club_field()
     file = forms.FileField(
         label=_("CSV file"),
         widget=forms.ClearableFileInput(attrs={"accept": ".csv,text/csv"}),
@@ -241,8 +248,6 @@ class CsvUploadForm(forms.Form):
         initial: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(data, files, initial=initial)
-        club_field = self.fields["club"]
-        assert isinstance(club_field, forms.ChoiceField)  # noqa: S101
-        club_field.choices = [(c.club_id, f"{c.club_id} ({c.name})") for c in clubs]
+        _offer_clubs(self, clubs)
         for name, bound in self.fields.items():
             bound.widget.attrs.setdefault("aria-describedby", f"id_{name}_error")

@@ -19,13 +19,14 @@ from rest_framework.response import Response
 
 from ..selectors.forecast import player_forecast
 from . import inputs
+from .fields import fladub_field
 from .ledger import LedgerResultOutput
 
 
 class ForecastMonthOutput(serializers.Serializer):
     month = serializers.CharField()
-    fladub = serializers.DecimalField(max_digits=12, decimal_places=2)
-    change = serializers.DecimalField(max_digits=12, decimal_places=2)
+    fladub = fladub_field()
+    change = fladub_field()
     leaving = LedgerResultOutput(many=True)
 
 

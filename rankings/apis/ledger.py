@@ -30,7 +30,7 @@ from ..selectors.ledger import PlayerLedger, player_ledger
 from ..selectors.lists import ListInfo, published_list
 from ..selectors.projection import projected_list
 from . import inputs
-from .fields import decimal_field
+from .fields import decimal_field, fladub_field
 
 _KINDS = "merged, voided, left, aged, pushed_out, pushed_in, new"
 
@@ -47,7 +47,7 @@ class LedgerResultOutput(serializers.Serializer):
 
 class LedgerPartOutput(serializers.Serializer):
     kind = serializers.CharField(help_text=_KINDS)
-    amount = serializers.DecimalField(max_digits=12, decimal_places=2)
+    amount = fladub_field()
     results = LedgerResultOutput(many=True)
 
 
@@ -66,8 +66,8 @@ class LedgerOutput(serializers.Serializer):
     provisional = serializers.BooleanField()
     as_of = serializers.DateTimeField(allow_null=True)
     # "from" is a keyword: the fields are added under their names below.
-    to = serializers.DecimalField(max_digits=12, decimal_places=2)
-    change = serializers.DecimalField(max_digits=12, decimal_places=2)
+    to = fladub_field()
+    change = fladub_field()
     parts = LedgerPartOutput(many=True)
     rank_from = serializers.IntegerField(allow_null=True)
     rank_to = serializers.IntegerField(allow_null=True)
@@ -75,7 +75,7 @@ class LedgerOutput(serializers.Serializer):
     sentences = serializers.ListField(child=serializers.CharField())
 
 
-LedgerOutput._declared_fields["from"] = serializers.DecimalField(max_digits=12, decimal_places=2)
+LedgerOutput._declared_fields["from"] = fladub_field()
 
 
 def _cents(value: int) -> Decimal:

@@ -104,11 +104,17 @@ def _cursor(request: HttpRequest, name: str) -> pages.Cursor | None:
 
 def _start_rank(request: HttpRequest) -> int | None:
     """``from``: go to a rank (the "go to rank" field)."""
-    raw = request.GET.get("from", "").strip()
+    return _number_from_1(request, "from", _("The rank must be a whole number from 1."))
+
+
+def _number_from_1(request: HttpRequest, name: str, refusal: str) -> int | None:
+    """``?name=``, a whole number from 1, or None when it is absent or empty; anything else
+    is a 400 that says ``refusal``."""
+    raw = request.GET.get(name, "").strip()
     if not raw:
         return None
     if not _PAGE.match(raw) or int(raw) < 1:
-        raise BadRequest(_("The rank must be a whole number from 1."))
+        raise BadRequest(refusal)
     return int(raw)
 
 
@@ -161,12 +167,9 @@ def _discipline_tabs(current: str) -> list[dict[str, Any]]:
 
 def list_version(request: HttpRequest) -> int | None:
     """``?version=N`` (N from 1), or None; anything else is a 400."""
-    raw = request.GET.get("version", "").strip()
-    if not raw:
-        return None
-    if not _PAGE.match(raw) or int(raw) < 1:
-        raise BadRequest(_("A version is a whole number from 1, for example 2."))
-    return int(raw)
+    return _number_from_1(
+        request, "version", _("A version is a whole number from 1, for example 2.")
+    )
 
 
 def _versions(
