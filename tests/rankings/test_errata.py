@@ -10,10 +10,11 @@ path on a real worker is in test_errata_worker.py."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from io import StringIO
 from typing import Any
 
 import pytest
-from django.core.management import CommandError
+from django.core.management import CommandError, call_command
 from django.db import transaction
 
 from fido.celery import app as celery_app
@@ -187,6 +188,25 @@ def test_every_version_verifies_as_it_stood(history, sent) -> None:
     assert "verified" in run("verify_list", "2026-03", "--version", "2")[0]
     # April v1 read March v1 (as it stood), not the later v2.
     assert "fido 2026-04 v1: verified" in run("verify_list", "2026-04")[0]
+
+
+def test_a_download_of_a_superseded_version_is_named_as_such(history, sent, client, tmp_path):
+    """Acceptance of issue 14: a journalist's download made before the erratum is checked
+    against the latest version and differs; verify_list says which version it is."""
+    before = tmp_path / "fido-2026-03.csv"
+    before.write_bytes(b"".join(client.get("/api/rankings/fido/2026-03.csv").streaming_content))
+    _run_task(
+        erratum_request(discipline="fido", month=Month(2026, 3), reason="t1", by=history["admin"])
+    )
+    out = StringIO()
+    with pytest.raises(CommandError, match="against the published fido 2026-03 v2: DOES NOT"):
+        call_command("verify_list", "2026-03", "--file", str(before), stdout=out)
+    assert (
+        "it is version 1 of this month's list, superseded by version 2: check it with --version 1"
+    ) in out.getvalue()
+    assert (
+        "v1: verified" in run("verify_list", "2026-03", "--version", "1", "--file", str(before))[0]
+    )
 
 
 def test_a_correction_after_v2_is_left_out_of_its_verification(history, sent) -> None:

@@ -5,7 +5,8 @@ Recomputes each version of the month's list (v1 the close, v2, ... its errata; w
 close and checks it, and its seal, against what is stored
 (:func:`rankings.verification.verify_stored`); with ``--file``, checks a downloaded CSV
 against the published hash of the latest version (or of version N) instead
-(:func:`rankings.verification.verify_file`). Exit 0 and "verified" for each version when
+(:func:`rankings.verification.verify_file`; a file that is an earlier, superseded version
+is named as such). Exit 0 and "verified" for each version when
 everything matches; else the differences of each version that does not verify, first ones
 first, and exit 1. Bad input (an unknown month or discipline, a version that does not
 exist, a file that is missing or not a list): a message and exit 1 (``CommandError``).
@@ -14,6 +15,7 @@ Reads only.
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +26,7 @@ from matches.disciplines import CODES
 from matches.months import Month
 from rankings.management.arguments import month_argument
 from rankings.models import RankingList
-from rankings.verification import NotAList, verify_file, verify_stored
+from rankings.verification import Difference, NotAList, verify_file, verify_stored
 
 
 class Command(BaseCommand):
@@ -57,6 +59,8 @@ class Command(BaseCommand):
                 differences = verify_file(ranking_list, path)
             except NotAList as exc:
                 raise CommandError(str(exc)) from exc
+            if differences and options["list_version"] is None:
+                differences += _earlier_version(path, lists)
             subject = f"{path.name} against the published {_name(ranking_list, month)}"
             failed += self._report(subject, ranking_list, differences)
         else:
@@ -79,6 +83,24 @@ class Command(BaseCommand):
             return [failure]
         self.stdout.write(f"{subject}: verified (SHA-256 {ranking_list.content_sha256})")
         return []
+
+
+def _earlier_version(path: Path, lists: list[RankingList]) -> list[Difference]:
+    """A file that is not the latest version but an earlier, superseded one: say which (a
+    download made before an erratum is authentic, only no longer the current list)."""
+    sha = hashlib.sha256(path.read_bytes()).hexdigest()
+    latest = lists[-1].edition or 1
+    for ranking_list in lists[:-1]:
+        if ranking_list.content_sha256 == sha:
+            edition = ranking_list.edition or 1
+            return [
+                Difference(
+                    "file",
+                    f"it is version {edition} of this month's list, superseded by version "
+                    f"{latest}: check it with --version {edition}",
+                )
+            ]
+    return []
 
 
 def _name(ranking_list: RankingList, month: Month) -> str:
