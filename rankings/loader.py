@@ -54,7 +54,7 @@ _PG_EPOCH_DAYS = 10957
 _EPOCH_MONTH_INDEX = 1970 * 12
 _MAX_DAY_SPAN = 1 << 16  # days (180 years): a longer span is converted row by row
 _PARSE_BLOCK = 1 << 15  # records (2 MB of the window's) checked and copied at a time
-_FLUSH_BYTES = 1 << 20  # the blocks _drain_copy hands on
+_FLUSH_BYTES = 1 << 20  # the least block _drain_copy hands on (but the last)
 
 # The binary types of sql.WINDOW_SIDE_COLUMNS (NumPy big-endian codes; dates are int32).
 _SIDE_TYPES = {
@@ -404,33 +404,17 @@ def extra_connection() -> Any:
 
 
 def _read_copy(conn: Any, statement: str) -> bytearray:
-    """The raw bytes of a ``COPY ... TO STDOUT``: the protocol's messages, appended.
-
-    The server sends one message per row; psycopg's ``Copy`` iteration costs several
-    generator steps per message, so rows are drained straight from libpq here (a tight
-    loop that only appends), waiting on the socket (GIL released) when libpq has nothing.
-    """
-    buffer = bytearray()
-    with conn.cursor() as cursor, cursor.copy(statement) as copy:
-        pgconn = conn.pgconn
-        get = pgconn.get_copy_data
-        while True:
-            nbytes, data = get(1)
-            if nbytes > 0:
-                buffer += data
-            elif nbytes == 0:
-                select.select([pgconn.socket], [], [])
-                pgconn.consume_input()
-            else:
-                break
-        _copy_finish(conn, copy, nbytes)
-    return buffer
+    """The raw bytes of a ``COPY ... TO STDOUT``: the protocol's messages, appended (the
+    whole output of :func:`_drain_copy`, one block)."""
+    blocks: list[bytearray] = []
+    _drain_copy(conn, statement, blocks.append, block_bytes=None)
+    return blocks[0] if blocks else bytearray()
 
 
 def _copy_finish(conn: Any, copy: Any, nbytes: int) -> None:
     """End a COPY TO drained from libpq: raise the server's error if it failed (``nbytes``
     -2, or a result other than COMMAND_OK), else collect its results and close ``copy``.
-    The two drain loops above and below share this; each keeps its own tight loop."""
+    :func:`_drain_copy` calls it."""
     from psycopg import errors as pg_errors
     from psycopg import generators
     from psycopg.pq import ExecStatus
@@ -445,9 +429,22 @@ def _copy_finish(conn: Any, copy: Any, nbytes: int) -> None:
             raise pg_errors.error_from_result(result, encoding=pgconn._encoding)
 
 
-def _drain_copy(conn: Any, statement: str, flush: Callable[[bytearray], None]) -> None:
-    """Like :func:`_read_copy`, but hands the output to ``flush`` in blocks of about
-    :data:`_FLUSH_BYTES` (the last one shorter) instead of keeping it whole."""
+def _drain_copy(
+    conn: Any,
+    statement: str,
+    flush: Callable[[bytearray], None],
+    *,
+    block_bytes: int | None = _FLUSH_BYTES,
+) -> None:
+    """Run a ``COPY ... TO STDOUT`` and hand its raw bytes (the protocol's messages,
+    appended) to ``flush``: in blocks of at least ``block_bytes`` (the last one shorter),
+    or, ``block_bytes`` None, whole in one call (none for no output).
+
+    The server sends one message per row; psycopg's ``Copy`` iteration costs several
+    generator steps per message, so rows are drained straight from libpq here (a tight
+    loop that only appends), waiting on the socket (GIL released) when libpq has nothing.
+    A block is handed on only at such a wait, never per message: a block is what had
+    arrived by then (about ``block_bytes``, more by at most one read of the socket)."""
     buffer = bytearray()
     with conn.cursor() as cursor, cursor.copy(statement) as copy:
         pgconn = conn.pgconn
@@ -456,10 +453,10 @@ def _drain_copy(conn: Any, statement: str, flush: Callable[[bytearray], None]) -
             nbytes, data = get(1)
             if nbytes > 0:
                 buffer += data
-                if len(buffer) >= _FLUSH_BYTES:
+            elif nbytes == 0:
+                if block_bytes is not None and len(buffer) >= block_bytes:
                     flush(buffer)
                     buffer = bytearray()
-            elif nbytes == 0:
                 select.select([pgconn.socket], [], [])
                 pgconn.consume_input()
             else:

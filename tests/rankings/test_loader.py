@@ -8,6 +8,7 @@ from concurrent.futures import Future
 
 import numpy as np
 import pytest
+from django.db import connection
 
 from matches.audit import recording
 from matches.models import SideMember
@@ -262,3 +263,17 @@ def test_the_months_present_are_those_np_unique_finds() -> None:
     assert np.array_equal(_months_present(months), np.unique(months))
     assert _months_present(np.array([9, 3, 9], dtype=np.int32)).tolist() == [3, 9]
     assert len(_months_present(np.zeros(0, dtype=np.int32))) == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_a_drained_copy_comes_in_blocks_that_join_to_the_whole_read() -> None:
+    statement = "COPY (SELECT g, repeat('x', 200) FROM generate_series(1, 20000) g) TO STDOUT"
+    connection.ensure_connection()
+    whole = loader._read_copy(connection.connection, statement)
+    blocks: list[bytes] = []
+    loader._drain_copy(
+        connection.connection, statement, lambda b: blocks.append(bytes(b)), block_bytes=65536
+    )
+    assert len(whole) > 4_000_000 and b"".join(blocks) == whole
+    assert len(blocks) > 1 and all(len(b) >= 65536 for b in blocks[:-1])
