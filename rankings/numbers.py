@@ -11,12 +11,14 @@ the same in the REST API, the CSV and JSON downloads and the OpenAPI schema (DRF
 
 Counts, ranks, ages and scores are integers and served as JSON numbers. Strings keep the
 places a reader sees on the pages (a JSON number 10.00 arrives as 10.0 in most clients) and
-never pass through a binary float. No Django here: the serializers and the export use it.
+never pass through a binary float. No Django here: the serializers, the export and the
+rows that show FLADUB (:func:`cents_decimal`, integer cents to the exact Decimal) use it.
 """
 
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
+from typing import overload
 
 FLADUB_PLACES = 2
 WEIGHT_PLACES = 4
@@ -35,3 +37,14 @@ def cents_text(cents: int) -> str:
     sign = "-" if cents < 0 else ""
     cents = abs(cents)
     return f"{sign}{cents // 100}.{cents % 100:0{FLADUB_PLACES}d}"
+
+
+@overload
+def cents_decimal(cents: int) -> Decimal: ...
+@overload
+def cents_decimal(cents: None) -> None: ...
+@overload
+def cents_decimal(cents: int | None) -> Decimal | None: ...
+def cents_decimal(cents: int | None) -> Decimal | None:
+    """Integer cents as the exact FLADUB: 917 -> ``Decimal("9.17")``; None stays None."""
+    return None if cents is None else Decimal(cents) / 100

@@ -46,6 +46,7 @@ from matches.models import Club, Match, MatchEvent, Player, SideMember
 from matches.months import Month
 
 from .models import CurrentList, EntryFigures, RankingEntry, RankingList
+from .numbers import cents_decimal
 
 M = TypeVar("M", bound=models.Model)
 R = TypeVar("R")
@@ -1193,11 +1194,11 @@ class DiffRow:
 
     @property
     def old_fladub(self) -> Decimal | None:
-        return None if self.old_fladub_cents is None else Decimal(self.old_fladub_cents) / 100
+        return cents_decimal(self.old_fladub_cents)
 
     @property
     def new_fladub(self) -> Decimal | None:
-        return None if self.new_fladub_cents is None else Decimal(self.new_fladub_cents) / 100
+        return cents_decimal(self.new_fladub_cents)
 
 
 DIFF_ROW = Select(

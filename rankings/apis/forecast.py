@@ -10,13 +10,12 @@ results stored later change it. 404 for an unknown discipline or player.
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ..numbers import cents_decimal
 from ..selectors.forecast import player_forecast
 from . import inputs
 from .fields import fladub_field
@@ -59,8 +58,8 @@ class PlayerForecastAPI(inputs.PublicAPI):
                     "months": [
                         {
                             "month": str(m.month),
-                            "fladub": Decimal(m.fladub_cents) / 100,
-                            "change": Decimal(m.change_cents) / 100,
+                            "fladub": cents_decimal(m.fladub_cents),
+                            "change": cents_decimal(m.change_cents),
                             "leaving": m.leaving,
                         }
                         for m in found.months

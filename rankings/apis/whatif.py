@@ -39,7 +39,7 @@ from matches.months import MONTH_PATTERN
 from matches.validation import Problem
 
 from .. import fladub
-from ..numbers import fixed
+from ..numbers import cents_decimal, fixed
 from ..selectors.projection import projected_list
 from ..selectors.whatif import what_if
 from ..whatif_question import Question, Refused, question_checked
@@ -129,9 +129,9 @@ class WhatIfAPI(inputs.PublicAPI):
                     "month": str(found.month),
                     "provisional": True,
                     "as_of": found.as_of,
-                    "fladub": Decimal(found.fladub_cents) / 100,
+                    "fladub": cents_decimal(found.fladub_cents),
                     "rank": found.rank,
-                    "projected_fladub": Decimal(found.projected_cents) / 100,
+                    "projected_fladub": cents_decimal(found.projected_cents),
                     "projected_rank": found.projected_rank,
                     "result_points": [Decimal(fixed(p, 4)) for p in found.results_points],
                 }

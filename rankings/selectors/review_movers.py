@@ -20,6 +20,7 @@ from django.db.models import Exists, OuterRef
 from matches.models import Player
 
 from ..models import RankingEntry
+from ..numbers import cents_decimal
 from ..sql import ListInfo
 
 SHOWN = 10
@@ -36,11 +37,11 @@ class Mover:
 
     @property
     def old_fladub(self) -> Decimal | None:
-        return None if self.old_cents is None else Decimal(self.old_cents) / 100
+        return cents_decimal(self.old_cents)
 
     @property
     def new_fladub(self) -> Decimal | None:
-        return None if self.new_cents is None else Decimal(self.new_cents) / 100
+        return cents_decimal(self.new_cents)
 
     @property
     def places(self) -> int | None:

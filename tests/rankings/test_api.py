@@ -281,6 +281,15 @@ def test_fixed_rounds_half_away_from_zero() -> None:
     assert (cents_text(917), cents_text(5), cents_text(1000)) == ("9.17", "0.05", "10.00")
 
 
+def test_cents_become_the_exact_fladub() -> None:
+    from decimal import Decimal
+
+    from rankings.numbers import cents_decimal
+
+    assert cents_decimal(917) == Decimal("9.17") and str(cents_decimal(-5)) == "-0.05"
+    assert cents_decimal(None) is None
+
+
 @pytest.mark.parametrize("player_id", ["P-A", "P-B", "P-C", "P-D", "P-E", "P-F"])
 @pytest.mark.parametrize("month", [None, "2026-03"])
 def test_counting_results_are_written_as_their_serializer_writes_them(
