@@ -125,10 +125,13 @@ def matches(draw: st.DrawFn, n_players: int, max_matches: int) -> list[Match]:
     return out
 
 
+World = tuple[int, list[Match], Lists]
+"""What :func:`worlds` draws: the player count, the matches, the published lists (month
+index -> player -> cents)."""
+
+
 @st.composite
-def worlds(
-    draw: st.DrawFn, max_matches: int = 60
-) -> tuple[int, list[Match], dict[int, dict[int, int]]]:
+def worlds(draw: st.DrawFn, max_matches: int = 60) -> World:
     """Players 0..n-1, their matches over six months, and some published lists before."""
     n_players = draw(st.integers(2, 7))
     games = draw(matches(n_players, max_matches))
@@ -146,7 +149,7 @@ def worlds(
 @settings(max_examples=150, deadline=None)
 @given(world=worlds(), month_offset=st.integers(0, 14), reverse_order=st.booleans())
 def test_list_equals_the_exact_reference(
-    world: tuple[int, list[Match], dict[int, dict[int, int]]],
+    world: World,
     month_offset: int,
     reverse_order: bool,
 ) -> None:
@@ -166,7 +169,7 @@ def test_list_equals_the_exact_reference(
 @settings(max_examples=60, deadline=None)
 @given(world=worlds(), month_offset=st.integers(0, 8), block_bits=st.integers(0, 2))
 def test_best_twenty_sorted_in_many_blocks_equals_the_reference(
-    world: tuple[int, list[Match], dict[int, dict[int, int]]],
+    world: World,
     month_offset: int,
     block_bits: int,
 ) -> None:
@@ -182,7 +185,7 @@ def test_best_twenty_sorted_in_many_blocks_equals_the_reference(
 @settings(max_examples=100, deadline=None)
 @given(world=worlds(), month_offset=st.integers(0, 8), data=st.data())
 def test_reordering_rows_changes_nothing(
-    world: tuple[int, list[Match], dict[int, dict[int, int]]],
+    world: World,
     month_offset: int,
     data: st.DataObject,
 ) -> None:
@@ -201,9 +204,7 @@ def test_reordering_rows_changes_nothing(
 
 @settings(max_examples=100, deadline=None)
 @given(world=worlds(), n_workers=st.integers(1, 5))
-def test_split_by_worker_equals_the_single_run(
-    world: tuple[int, list[Match], dict[int, dict[int, int]]], n_workers: int
-) -> None:
+def test_split_by_worker_equals_the_single_run(world: World, n_workers: int) -> None:
     _, games, lists = world
     sides = Sides.from_matches(games)
     published = as_published(lists)
@@ -230,7 +231,7 @@ def test_split_by_worker_equals_the_single_run(
 @settings(max_examples=100, deadline=None)
 @given(world=worlds(max_matches=30))
 def test_a_results_contribution_never_grows_with_age(
-    world: tuple[int, list[Match], dict[int, dict[int, int]]],
+    world: World,
 ) -> None:
     n_players, games, lists = world
     results = fladub.match_points(Sides.from_matches(games), as_published(lists))
@@ -250,9 +251,7 @@ def test_a_results_contribution_never_grows_with_age(
 
 @settings(max_examples=100, deadline=None)
 @given(world=worlds(), month_offset=st.integers(0, 8))
-def test_no_new_results_a_month_later_means_nobody_higher(
-    world: tuple[int, list[Match], dict[int, dict[int, int]]], month_offset: int
-) -> None:
+def test_no_new_results_a_month_later_means_nobody_higher(world: World, month_offset: int) -> None:
     _, games, lists = world
     month = FIRST + month_offset
     quiet = [g for g in games if g.counting_month != month + 1]  # nothing new counts in M+1
@@ -269,7 +268,7 @@ def test_no_new_results_a_month_later_means_nobody_higher(
 @settings(max_examples=100, deadline=None)
 @given(world=worlds(), month_offset=st.integers(0, 8))
 def test_a_number_is_the_sum_of_at_most_twenty_listed_results(
-    world: tuple[int, list[Match], dict[int, dict[int, int]]], month_offset: int
+    world: World, month_offset: int
 ) -> None:
     _, games, lists = world
     month = FIRST + month_offset
