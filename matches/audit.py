@@ -8,6 +8,10 @@ Contract:
   :class:`AuditRecordRefused` unless the call happens inside :func:`recording`, which only
   the write services open (``@recording()`` as a decorator or a ``with`` block). A shell, a
   fixture or an admin form that saves such a row by hand is refused before any SQL runs.
+- :class:`AppendOnlyRecord` is the same guard for the results themselves (matches, their
+  sides and members): the store writes them, a correction is a new revision and a void an
+  event, so an existing row's ``save()`` (an edit in place) and ``delete()`` are refused
+  outside :func:`recording`; creating a row is left to the store's own checks.
 - Bulk statements (``QuerySet.update``, raw SQL, ``COPY``) are not intercepted here: they
   only appear in the services, and published lists are guarded by the database itself
   (rankings migration 0001_squashed_0011, formerly 0002 and 0004).
@@ -63,6 +67,22 @@ class AuditRecord(models.Model):
 
     def save(self, *args: Any, **kwargs: Any) -> None:
         _refuse(type(self), "saved")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        _refuse(type(self), "deleted")
+        return super().delete(*args, **kwargs)
+
+
+class AppendOnlyRecord(models.Model):
+    """A result row: created by the store, never edited in place nor deleted by hand."""
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            _refuse(type(self), "changed")
         super().save(*args, **kwargs)
 
     def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:

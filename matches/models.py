@@ -19,7 +19,7 @@ from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 
-from .audit import AuditRecord
+from .audit import AppendOnlyRecord, AuditRecord
 from .disciplines import DISCIPLINES
 
 
@@ -157,7 +157,7 @@ class Status(models.TextChoices):
     LATE = "late", _("Late")
 
 
-class Match(models.Model):
+class Match(AppendOnlyRecord):
     """One game table's result, as submitted; a correction is a new revision."""
 
     # No index of its own: (club, external_id, revision) and (club, -received_at) lead with it.
@@ -237,7 +237,7 @@ def match_label(club_id: str, external_id: str) -> str:
     return f"{club_id}/{external_id}"
 
 
-class Side(models.Model):
+class Side(AppendOnlyRecord):
     # No index of its own: side_unique_position (match, position) leads with it.
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="sides", db_index=False)
     position = models.PositiveSmallIntegerField(
@@ -258,7 +258,7 @@ class Side(models.Model):
         return f"{self.match} side {self.position}: {self.score}"
 
 
-class SideMember(models.Model):
+class SideMember(AppendOnlyRecord):
     """A player on a side: one result. Repeats the match's fields the ranking loader needs."""
 
     # match and player have no index of their own: member_once_per_match (match, player)

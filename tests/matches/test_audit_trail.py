@@ -19,15 +19,23 @@ from matches import audit
 from matches.audit import AuditRecordRefused
 from matches.models import (
     ClosedMonth,
+    Match,
     MatchEvent,
     Player,
     PlayerMerge,
     PlayerMergeUndo,
+    Side,
     SideMember,
     Submission,
 )
 from matches.months import Month
-from matches.services import match_submit, month_freeze, player_merge, player_merge_undo
+from matches.services import (
+    match_submit,
+    match_void,
+    month_freeze,
+    player_merge,
+    player_merge_undo,
+)
 from matches.validation import InvalidSubmission
 from rankings.models import CloseRun, RankingEntry, RankingList
 from rankings.services.close_run import close_run_create
@@ -190,3 +198,30 @@ def test_undo_from_the_admin_asks_a_reason(client, merged, set_now) -> None:
     client.post(_url(PlayerMerge, ""), {**data, "apply": "1", "reason": "two people"})
     assert PlayerMergeUndo.objects.get().undone_by == admin
     assert Player.objects.get(pk=a.pk).merged_into is None
+
+
+@pytest.mark.parametrize("model", [Match, Side, SideMember], ids=lambda m: m.__name__)
+def test_a_stored_result_is_not_edited_in_place_nor_deleted_by_hand(trail, model) -> None:
+    """The results themselves: a correction is a new revision, a void an event (services);
+    a shell's ``save()`` of a changed row or ``delete()`` is refused before any SQL runs."""
+    row = model.objects.first()
+    assert row is not None
+    before = {m: m.objects.count() for m in (Match, Side, SideMember)}
+    if model is Match:
+        row.void_reason = "edited by hand"
+    with pytest.raises(AuditRecordRefused, match="cannot be changed by hand"):
+        row.save()
+    with pytest.raises(AuditRecordRefused, match="cannot be deleted by hand"):
+        row.delete()
+    assert {m: m.objects.count() for m in (Match, Side, SideMember)} == before
+    if model is Match:
+        assert Match.objects.get(pk=row.pk).void_reason == ""
+
+
+def test_the_void_service_still_marks_a_match_voided(trail) -> None:
+    admin, _ = trail
+    match = Match.objects.first()
+    assert match is not None and match.voided_at is None
+    match_void(match=match, by=admin, reason="entered twice", now=NOW)
+    match.refresh_from_db()
+    assert match.voided_at == NOW and match.void_reason == "entered twice"
