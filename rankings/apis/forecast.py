@@ -10,7 +10,6 @@ results stored later change it. 404 for an unknown discipline or player.
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -38,11 +37,10 @@ class ForecastOutput(serializers.Serializer):
 
 
 class PlayerForecastAPI(inputs.PublicAPI):
-    @extend_schema(
-        operation_id="rankings_player_forecast",
-        parameters=[inputs.DISCIPLINE, inputs.PLAYER],
-        responses={200: ForecastOutput, 404: OpenApiResponse(description="unknown player")},
-        summary="A player's number in each of the next 12 lists if they play nothing",
+    @inputs.player_schema(
+        "rankings_player_forecast",
+        ForecastOutput,
+        "A player's number in each of the next 12 lists if they play nothing",
     )
     def get(self, request: Request, discipline: str, player_id: str) -> Response:
         discipline = inputs.discipline(discipline)

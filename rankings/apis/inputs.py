@@ -10,9 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 from django.utils.translation import gettext as _
-from drf_spectacular.utils import OpenApiParameter
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import AllowAny
+from rest_framework.serializers import Serializer
 from rest_framework.views import APIView
 
 from matches.disciplines import CODES
@@ -46,6 +47,23 @@ def player_in_list(month_description: str) -> list[OpenApiParameter]:
     player in the path, the list's optional month in the query."""
     month = OpenApiParameter("month", OPTIONAL_MONTH_SCHEMA, description=month_description)
     return [DISCIPLINE, PLAYER, month]
+
+
+def player_schema(
+    operation_id: str,
+    output: type[Serializer],
+    summary: str,
+    *,
+    parameters: list[OpenApiParameter] | None = None,
+) -> Any:
+    """The schema of a GET of one player's figures (``output``): the discipline and the
+    player in the path unless ``parameters`` say more, and a 404 for an unknown player."""
+    return extend_schema(
+        operation_id=operation_id,
+        parameters=[DISCIPLINE, PLAYER] if parameters is None else parameters,
+        responses={200: output, 404: OpenApiResponse(description="unknown player")},
+        summary=summary,
+    )
 
 
 class PublicAPI(APIView):

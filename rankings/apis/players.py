@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
@@ -58,11 +57,10 @@ class HistoryOutput(serializers.Serializer):
 
 
 class PlayerHistoryAPI(inputs.PublicAPI):
-    @extend_schema(
-        operation_id="rankings_player_history",
-        parameters=[inputs.DISCIPLINE, inputs.PLAYER],
-        responses={200: HistoryOutput, 404: OpenApiResponse(description="unknown player")},
-        summary="A player's FLADUB and rank in every published list, oldest first",
+    @inputs.player_schema(
+        "rankings_player_history",
+        HistoryOutput,
+        "A player's FLADUB and rank in every published list, oldest first",
     )
     def get(self, request: Request, discipline: str, player_id: str) -> Response:
         discipline = inputs.discipline(discipline)
@@ -141,14 +139,14 @@ def result_data(result: CountingResult) -> dict[str, Any]:
 
 
 class PlayerResultsAPI(inputs.PublicAPI):
-    @extend_schema(
-        operation_id="rankings_player_results",
+    @inputs.player_schema(
+        "rankings_player_results",
+        BreakdownOutput,
+        "The results counting for a player in a list, with their weights, paged",
         parameters=[
             *inputs.player_in_list("the list's month (default: current)"),
             *page_parameters(MAX_PAGE_SIZE),
         ],
-        responses={200: BreakdownOutput, 404: OpenApiResponse(description="unknown player")},
-        summary="The results counting for a player in a list, with their weights, paged",
     )
     def get(self, request: Request, discipline: str, player_id: str) -> Response:
         discipline = inputs.discipline(discipline)
