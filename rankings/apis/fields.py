@@ -31,3 +31,11 @@ def decimal_field(places: int, help_text: str) -> serializers.DecimalField:
         rounding=ROUND_HALF_UP,
         help_text=help_text,
     )
+
+
+# The head of every answer about one player in one discipline (results, ledger, forecast,
+# what-if, head-to-head): who and which ranking, first. (A comment, not a docstring: the
+# schema would give it to every answer that has no description of its own.)
+class PlayerAnswerOutput(serializers.Serializer):
+    player_id = serializers.CharField()
+    discipline = serializers.CharField()

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from ..numbers import cents_decimal
 from ..selectors.forecast import player_forecast
 from . import inputs
-from .fields import fladub_field
+from .fields import PlayerAnswerOutput, fladub_field
 from .ledger import LedgerResultOutput
 
 
@@ -28,9 +28,7 @@ class ForecastMonthOutput(serializers.Serializer):
     leaving = LedgerResultOutput(many=True)
 
 
-class ForecastOutput(serializers.Serializer):
-    player_id = serializers.CharField()
-    discipline = serializers.CharField()
+class ForecastOutput(PlayerAnswerOutput):
     provisional = serializers.BooleanField()
     start = serializers.CharField(allow_null=True)
     months = ForecastMonthOutput(many=True)

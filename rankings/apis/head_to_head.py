@@ -26,7 +26,7 @@ from rest_framework.response import Response
 from ..numbers import POINTS_PLACES
 from ..selectors.head_to_head import HeadToHead, Meeting, head_to_head
 from . import inputs
-from .fields import decimal_field, fladub_field
+from .fields import PlayerAnswerOutput, decimal_field, fladub_field
 
 _HIGHER = {"a": "player", "b": "other", "tie": "tie", "partners": "partners"}
 
@@ -62,10 +62,8 @@ class MeetingOutput(serializers.Serializer):
     sides = SideOutput(many=True)
 
 
-class HeadToHeadOutput(serializers.Serializer):
-    player_id = serializers.CharField()
+class HeadToHeadOutput(PlayerAnswerOutput):
     other_id = serializers.CharField()
-    discipline = serializers.CharField()
     list_month = serializers.CharField(allow_null=True)
     count = serializers.IntegerField()
     shown = serializers.IntegerField()

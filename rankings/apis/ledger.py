@@ -30,7 +30,7 @@ from ..selectors.ledger import PlayerLedger, player_ledger
 from ..selectors.lists import ListInfo, published_list
 from ..selectors.projection import projected_list
 from . import inputs
-from .fields import decimal_field, fladub_field
+from .fields import PlayerAnswerOutput, decimal_field, fladub_field
 
 _KINDS = "merged, voided, left, aged, pushed_out, pushed_in, new"
 
@@ -59,9 +59,7 @@ class RankChangeOutput(serializers.Serializer):
     gone_above = serializers.IntegerField()
 
 
-class LedgerOutput(serializers.Serializer):
-    player_id = serializers.CharField()
-    discipline = serializers.CharField()
+class LedgerOutput(PlayerAnswerOutput):
     month = serializers.CharField()
     provisional = serializers.BooleanField()
     as_of = serializers.DateTimeField(allow_null=True)

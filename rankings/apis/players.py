@@ -36,7 +36,7 @@ from ..selectors.counting_results import (
 )
 from ..selectors.player_history import player_history
 from . import inputs
-from .fields import decimal_field, fladub_field
+from .fields import PlayerAnswerOutput, decimal_field, fladub_field
 
 
 class HistoryRowOutput(serializers.Serializer):
@@ -94,11 +94,9 @@ class CountingResultOutput(serializers.Serializer):
     in_best = serializers.BooleanField(help_text="among the 20 results summed")
 
 
-class BreakdownOutput(serializers.Serializer):
+class BreakdownOutput(PlayerAnswerOutput):
     """(The schema keeps the name it was published under.)"""
 
-    player_id = serializers.CharField()
-    discipline = serializers.CharField()
     month = serializers.CharField()
     fladub = fladub_field()
     count = serializers.IntegerField(help_text="the number of all counting results")

@@ -44,7 +44,7 @@ from ..selectors.projection import projected_list
 from ..selectors.whatif import what_if
 from ..whatif_question import Question, Refused, question_checked
 from . import inputs
-from .fields import decimal_field, fladub_field
+from .fields import PlayerAnswerOutput, decimal_field, fladub_field
 
 
 class OpponentInput(serializers.Serializer):
@@ -74,9 +74,7 @@ class WhatIfInput(serializers.Serializer):
     results = serializers.ListField(child=ResultInput())
 
 
-class WhatIfOutput(serializers.Serializer):
-    player_id = serializers.CharField()
-    discipline = serializers.CharField()
+class WhatIfOutput(PlayerAnswerOutput):
     month = serializers.CharField()
     provisional = serializers.BooleanField()
     as_of = serializers.DateTimeField()

@@ -197,12 +197,14 @@ def test_a_month_whose_previous_month_is_open_is_refused(
 
 
 def _march_run(discipline: str, state: str, stage: str, **fields: Any) -> CloseRun:
-    """A close run of 2026-03 at ``state`` and ``stage``, made now unless ``fields`` say."""
+    """A close run of 2026-03 at ``state`` and ``stage``, made now unless ``fields`` say, as
+    the close service records it."""
     fields = {"created_at": clock.now(), "timings": {"freeze": 0.01, "load": 1.5}, **fields}
     month = Month(2026, 3).first_day
-    return CloseRun.objects.create(
-        discipline=discipline, month=month, state=state, stage=stage, **fields
-    )
+    with recording():
+        return CloseRun.objects.create(
+            discipline=discipline, month=month, state=state, stage=stage, **fields
+        )
 
 
 @pytest.mark.django_db
@@ -210,8 +212,7 @@ def test_a_close_the_broker_did_not_take_says_it_starts_by_itself(
     staff: Client, march: dict[str, Any], set_now: Any
 ) -> None:
     set_now(after_deadline("2026-03"))
-    with recording():
-        _march_run("fido", CloseRun.State.QUEUED, CloseRun.Stage.QUEUED, dispatched_at=None)
+    _march_run("fido", CloseRun.State.QUEUED, CloseRun.Stage.QUEUED, dispatched_at=None)
     html = card(staff.get(URL).content.decode(), "fido")
     assert re.search(r'<button type="submit" class="primary" disabled', html)
     assert (
@@ -226,8 +227,7 @@ def test_a_running_close_disables_the_button_and_shows_its_progress(
     staff: Client, march: dict[str, Any], set_now: Any
 ) -> None:
     set_now(after_deadline("2026-03"))
-    with recording():
-        run = _march_run("fido", CloseRun.State.RUNNING, CloseRun.Stage.COMPUTE, percent=55)
+    run = _march_run("fido", CloseRun.State.RUNNING, CloseRun.Stage.COMPUTE, percent=55)
     page = staff.get(URL).content.decode()
     html = card(page, "fido")
     assert re.search(r'<button type="submit" class="primary" disabled', html)
