@@ -14,6 +14,14 @@ pytestmark = pytest.mark.django_db
 URL = "/ranking/fido/whatif/"
 
 
+def table(row: int, category: str, by: str, own: str, *opponents: tuple[str, str]) -> dict:
+    """The form fields of one table of the calculator (row ``row``, opponents from slot 1)."""
+    fields = {f"r{row}-category": category, f"r{row}-by": by, f"r{row}-own": own}
+    for slot, (player_id, result) in enumerate(opponents, start=1):
+        fields |= {f"r{row}-opp{slot}": player_id, f"r{row}-res{slot}": result}
+    return fields
+
+
 def test_the_page_answers_as_the_api_does(client: Client) -> None:
     rows = listed(history(7))
     me, first, second = rows[-1][0], rows[0][0], rows[1][0]
@@ -23,18 +31,8 @@ def test_the_page_answers_as_the_api_does(client: Client) -> None:
         {
             "player": me.lower(),  # typed in lower case: the page reads it as the id
             "month": "2026-04",
-            "r0-category": "national",
-            "r0-by": "placing",
-            "r0-own": "1",
-            "r0-opp1": first,
-            "r0-res1": "2",
-            "r0-opp2": second,
-            "r0-res2": "3",
-            "r2-category": "club",
-            "r2-by": "score",
-            "r2-own": "120",
-            "r2-opp1": second,
-            "r2-res1": " 80 ",
+            **table(0, "national", "placing", "1", (first, "2"), (second, "3")),
+            **table(2, "club", "score", "120", (second, " 80 ")),
         },
     )
     assert page.status_code == 200
