@@ -460,6 +460,9 @@ def remove_lists(args: argparse.Namespace, *, before: dt.date | None = None) -> 
         conn.execute(
             f"DELETE FROM rankings_rankingentry WHERE ranking_list_id IN ({lists})", params
         )
+        conn.execute(
+            f"DELETE FROM rankings_projectionreview WHERE ranking_list_id IN ({lists})", params
+        )
         conn.execute("UPDATE rankings_closerun SET ranking_list_id = NULL")
         conn.execute("DELETE FROM rankings_currentlist")
         conn.execute(f"DELETE FROM rankings_rankinglist {where}", params)

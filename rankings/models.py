@@ -313,6 +313,25 @@ class ProjectionRun(models.Model):
         return self.state in {self.State.SUCCEEDED, self.State.FAILED}
 
 
+class ProjectionReview(models.Model):
+    """The admin's review of one projected list, computed with it on the worker
+    (:mod:`rankings.services.projection_review`): the anomaly flags of the open month and
+    the movers against the current list, in the stored form of
+    :mod:`rankings.selectors.stored_review` (which reads them back), and when they were
+    computed. Replaced with its projection (deleted with it); the review page only reads it.
+    """
+
+    ranking_list = models.OneToOneField(
+        RankingList, on_delete=models.CASCADE, related_name="projection_review"
+    )
+    computed_at = models.DateTimeField()
+    flags = models.JSONField(help_text="question -> its flags, each with the matches shown")
+    movers = models.JSONField(help_text="climbers, fallers, new entries, drop-outs, counts")
+
+    def __str__(self) -> str:
+        return f"review of projection {self.ranking_list_id}"
+
+
 class CloseHold(AuditRecord):
     """An admin held or released a discipline's close, with who, when and why (an event:
     the discipline is held while its latest event is a hold). Beat skips a held close."""

@@ -20,6 +20,10 @@ decides nothing.
   one's results.
 - :func:`near_duplicate_flags`: two matches played on the same day by exactly the same
   players (sides, scores, category and club may differ).
+
+:func:`all_flags` asks every question in the order of :data:`KINDS`: the projection's
+worker does (:mod:`rankings.services.projection_review`, about 35 s on a month of a million
+results); the review page reads what it stored and never asks.
 """
 
 from __future__ import annotations
@@ -47,6 +51,8 @@ RESULTS_PER_DAY_MAX = 24
 """A match to the target score takes 30 minutes or more: 24 are twelve hours at a table."""
 LAST_HOUR_MIN = 10
 PAIR_MIN_SHARED = 5
+KINDS = ("club_volume", "busy_day", "last_hour", "pair", "near_duplicate")
+"""The questions, in the order the review page shows them."""
 
 
 @dataclass(frozen=True)
@@ -194,3 +200,14 @@ def near_duplicate_flags(discipline: str, month: Month) -> list[Flag]:
         )
         for a, b in rows
     ]
+
+
+def all_flags(discipline: str, month: Month, tz: ZoneInfo) -> dict[str, list[Flag]]:
+    """Every question's flags: kind -> flags (``tz``: the federation's, for the deadline)."""
+    return {
+        "club_volume": club_volume_flags(discipline, month),
+        "busy_day": busy_day_flags(discipline, month),
+        "last_hour": last_hour_flags(discipline, month, tz),
+        "pair": pair_flags(discipline, month),
+        "near_duplicate": near_duplicate_flags(discipline, month),
+    }

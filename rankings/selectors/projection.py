@@ -47,7 +47,12 @@ def projected_list(discipline: str) -> Projected | None:
     )
     if found is None:
         return None
-    info = ListInfo(
+    return Projected(ranking_list=projection_info(found), as_of=found.created_at)
+
+
+def projection_info(found: RankingList) -> ListInfo:
+    """A projected list's row as readers see a list (no query)."""
+    return ListInfo(
         id=found.pk,
         discipline=found.discipline,
         month=found.month,
@@ -55,7 +60,6 @@ def projected_list(discipline: str) -> Projected | None:
         entry_count=found.entry_count,
         published_at=None,
     )
-    return Projected(ranking_list=info, as_of=found.created_at)
 
 
 def projected_entry(projected: Projected, player_pk: int) -> EntryInfo | None:

@@ -18,6 +18,11 @@ month (:func:`rankings.selectors.cycle.open_month`). Guarantees:
   projection or the new one. Runs under the discipline's close lock
   (:func:`rankings.services.close.close_lock`), so a close and a projection never
   interleave and the month projected is still open when written.
+- **Reviewed with it.** The admin's review (anomaly flags and movers) is computed right
+  after the list is written, under the same lock, and stored with it
+  (:func:`rankings.services.projection_review.projection_review_record`): the review page
+  reads it and never computes it. A failure there fails the run; the list stays, without
+  a review, and the page says so.
 - **Recorded.** A :class:`~rankings.models.ProjectionRun` holds the state, the stage and a
   percentage (the dashboard shows them) and the error.
 
@@ -44,6 +49,7 @@ from ..selectors.cycle import open_month
 from ..selectors.window import window
 from .close import close_lock
 from .close_run import CloseRefused, check_discipline
+from .projection_review import projection_review_record
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +62,7 @@ __all__ = [
 
 PROJECTION_VERSION = 0
 """The version of every projected list (published lists count from 1)."""
-_STAGES = {"load": 5, "compute": 45, "write": 70, "done": 100}
+_STAGES = {"load": 5, "compute": 45, "write": 60, "review": 75, "done": 100}
 
 
 class NothingToProject(CloseRefused):
@@ -116,6 +122,8 @@ def projection_refresh(
             del inputs
             tracker.stage("write")
             projected = _replace(discipline, month, ranking, as_of=as_of)
+            tracker.stage("review")
+            projection_review_record(projected)
     except BaseException as exc:
         tracker.save(
             state=ProjectionRun.State.FAILED,

@@ -85,6 +85,7 @@ PROJECTION_STAGE_LABELS = {
     "load": gettext_lazy("Loading results"),
     "compute": gettext_lazy("Computing FLADUB"),
     "write": gettext_lazy("Writing entries"),
+    "review": gettext_lazy("Computing the review's flags and movers"),
     "done": gettext_lazy("Done"),
 }
 PROJECTION_STATE_LABELS = {**STATE_LABELS, "succeeded": gettext_lazy("projected")}

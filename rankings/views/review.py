@@ -3,14 +3,16 @@
 Staff only (as the cycle dashboard, which links it from each discipline's card). Shows the
 projected list's biggest movers, new entries and drop-outs against the current list
 (:mod:`rankings.selectors.review_movers`) and the anomaly flags of the open month, each
-with the matches behind it (:mod:`rankings.selectors.anomalies`), and the form to hold the
-close with a reason (the dashboard's). Reads only. 404 for an unknown discipline; without
-a projection the page says so and offers the refresh on the dashboard.
+with the matches behind it (:mod:`rankings.selectors.anomalies`), as computed with the
+projection on the worker and stored with it (:mod:`rankings.selectors.stored_review`), with
+when; and the form to hold the close with a reason (the dashboard's). Reads only, and never
+asks the review's questions itself (tens of seconds at full scale). 404 for an unknown
+discipline; without a projection, or with one projected before reviews were stored, the
+page says so and offers the refresh on the dashboard.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from django.http import Http404, HttpRequest, HttpResponse
@@ -27,9 +29,8 @@ from matches.months import Month
 
 from ..selectors import anomalies
 from ..selectors.holds import close_hold
-from ..selectors.lists import current_list
 from ..selectors.projection import projected_list
-from ..selectors.review_movers import projection_movers
+from ..selectors.stored_review import StoredReview, stored_review
 from .dashboard import staff_page
 
 
@@ -58,34 +59,24 @@ def _sentence(flag: anomalies.Flag) -> str:
     return text % {**f, "matches": flag.subject}
 
 
-QUESTIONS = (
-    ("club_volume", gettext_lazy("A club far above its usual monthly volume")),
-    ("busy_day", gettext_lazy("More results in one day than a day allows")),
-    ("last_hour", gettext_lazy("Many results entered in the last hour before the deadline")),
-    ("pair", gettext_lazy("Two players with most of their results against each other")),
-    ("near_duplicate", gettext_lazy("Near-duplicate matches")),
-)
+TITLES = {
+    "club_volume": gettext_lazy("A club far above its usual monthly volume"),
+    "busy_day": gettext_lazy("More results in one day than a day allows"),
+    "last_hour": gettext_lazy("Many results entered in the last hour before the deadline"),
+    "pair": gettext_lazy("Two players with most of their results against each other"),
+    "near_duplicate": gettext_lazy("Near-duplicate matches"),
+}
 
 
-def _flags(kind: str, discipline: str, month: Month) -> list[anomalies.Flag]:
-    if kind == "last_hour":
-        return anomalies.last_hour_flags(discipline, month, clock.federation_tz())
-    ask: Callable[[str, Month], list[anomalies.Flag]] = getattr(anomalies, f"{kind}_flags")
-    return ask(discipline, month)
-
-
-def _questions(discipline: str, month: Month) -> list[dict[str, Any]]:
-    found = []
-    for kind, title in QUESTIONS:
-        flags = _flags(kind, discipline, month)
-        found.append(
-            {
-                "kind": kind,
-                "title": title,
-                "flags": [{"flag": flag, "sentence": _sentence(flag)} for flag in flags],
-            }
-        )
-    return found
+def _questions(stored: StoredReview) -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": kind,
+            "title": TITLES[kind],
+            "flags": [{"flag": flag, "sentence": _sentence(flag)} for flag in stored.flags[kind]],
+        }
+        for kind in anomalies.KINDS
+    ]
 
 
 @never_cache
@@ -103,14 +94,13 @@ def review(request: HttpRequest, discipline: str) -> HttpResponse:
         "federation_tz": clock.federation_tz().key,
     }
     if projected is not None:
-        current = current_list(discipline=discipline)
-        month = Month.of(projected.ranking_list.month)
-        questions = _questions(discipline, month)
-        context.update(
-            month=month,
-            current=current,
-            movers=projection_movers(projected.ranking_list, current),
-            questions=questions,
-            flag_count=sum(len(q["flags"]) for q in questions),
-        )
+        stored = stored_review(projected.ranking_list.id)
+        context.update(month=Month.of(projected.ranking_list.month), stored=stored)
+        if stored is not None:
+            questions = _questions(stored)
+            context.update(
+                movers=stored.movers,
+                questions=questions,
+                flag_count=sum(len(q["flags"]) for q in questions),
+            )
     return render(request, "dashboard/review.html", context)

@@ -84,6 +84,7 @@ def test_an_admin_reviews_the_projection_and_holds_the_close(page: Any) -> None:
     card = admin_dashboard(page, "reviewer")
     card.get_by_role("link", name="Review before the close").click()
     page.wait_for_url("**/dashboard/review/fido/")
+    assert page.locator(".review-as-of").inner_text().startswith("Flags as of ")
     duplicates = page.locator("#flags-near_duplicate")
     sentence = duplicates.locator(".flag-sentence")
     assert sentence.inner_text() == (

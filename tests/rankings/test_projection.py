@@ -128,4 +128,4 @@ def test_the_run_records_its_progress() -> None:
     run.refresh_from_db()
     assert run.state == ProjectionRun.State.SUCCEEDED and run.percent == 100
     assert run.ranking_list_id == projected.pk and run.month == MONTHS[3].first_day
-    assert [stage for stage, _ in seen] == ["load", "compute", "write", "done"]
+    assert [stage for stage, _ in seen] == ["load", "compute", "write", "review", "done"]
