@@ -81,10 +81,15 @@ def movers_stored_form(movers: Movers) -> dict[str, Any]:
 
 
 def _movers(stored: Mapping[str, Any]) -> Movers:
-    rows = ("up", "down", "new_entries", "drop_outs")
+    def rows(name: str) -> list[Mover]:
+        return [Mover(**m) for m in stored[name]]
+
     return Movers(
-        **{name: [Mover(**m) for m in stored[name]] for name in rows},
+        up=rows("up"),
+        down=rows("down"),
+        new_entries=rows("new_entries"),
         new_count=stored["new_count"],
+        drop_outs=rows("drop_outs"),
         drop_count=stored["drop_count"],
     )
 

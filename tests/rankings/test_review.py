@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 import pytest
 from django.db import DatabaseError, connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from matches import clock
@@ -261,7 +262,7 @@ def test_the_review_page_shows_flags_with_their_matches(client) -> None:
     assert "mit der Hochrechnung berechnet" in german
 
 
-def reviewer(client):
+def reviewer(client: Client) -> Client:
     from tests.matches.factories import UserFactory
 
     client.force_login(UserFactory(is_staff=True))
@@ -275,7 +276,7 @@ def duplicates_stored() -> None:
     store(club, [([a], [b])], day="2026-07-12", prefix="s2")
 
 
-def review_page(client, **headers: str) -> tuple[str, list[str]]:
+def review_page(client: Client, **headers: str) -> tuple[str, list[str]]:
     """The review page's text and the statements it ran."""
     with CaptureQueriesContext(connection) as captured:
         response = client.get("/dashboard/review/fido/", **headers)
@@ -291,7 +292,7 @@ def asks_no_question(statements: list[str]) -> None:
 
 
 @pytest.mark.usefixtures("fast_passwords")
-def test_the_page_reads_the_stored_review_and_asks_no_question(client) -> None:
+def test_the_page_reads_the_stored_review_and_asks_no_question(client: Client) -> None:
     duplicates_stored()
     projection_refresh(discipline="fido")
     # Results that arrive after the projection are not on the page until the next refresh:
@@ -310,7 +311,9 @@ def test_the_page_reads_the_stored_review_and_asks_no_question(client) -> None:
 
 
 @pytest.mark.usefixtures("fast_passwords")
-def test_a_projection_without_a_stored_review_says_so_and_offers_the_refresh(client) -> None:
+def test_a_projection_without_a_stored_review_says_so_and_offers_the_refresh(
+    client: Client,
+) -> None:
     duplicates_stored()
     projection_refresh(discipline="fido")
     ProjectionReview.objects.all().delete()  # as a projection made before reviews were stored
