@@ -13,6 +13,10 @@ from fido.celery import app as celery_app
 from matches.months import Month
 from rankings import dispatch
 from rankings.models import ProjectionRun, RankingEntry, RankingList
+from rankings.selectors.lists import current_list
+from rankings.selectors.projection import projected_list
+from rankings.selectors.review_movers import projection_movers
+from rankings.selectors.stored_review import stored_review
 from rankings.services.projection import projection_enqueue, projection_refresh
 from tests.matches.factories import PlayerFactory, UserFactory
 from tests.rankings.factories import close, random_results
@@ -198,9 +202,14 @@ def test_a_worker_refreshes_the_projection(live_worker) -> None:
     assert run.state == "succeeded", run.error
     projected = RankingList.objects.get(status="projected")
     assert run.ranking_list_id == projected.pk and projected.entry_count > 0
+    # The worker computed the admin's review with it (the page only reads it).
+    review, shown = stored_review(projected.pk), projected_list("fido")
+    assert review is not None and shown is not None
+    assert review.movers == projection_movers(shown.ranking_list, current_list(discipline="fido"))
     live_worker.send_task(dispatch.PROJECTIONS_REFRESH)  # the beat's task (ignores its result)
     give_up = time.monotonic() + 120
     while RankingList.objects.filter(pk=projected.pk).exists():
         assert time.monotonic() < give_up, "the nightly task did not replace the projection"
         time.sleep(0.2)
-    assert RankingList.objects.filter(status="projected").count() == 1
+    [replaced] = RankingList.objects.filter(status="projected")
+    assert stored_review(replaced.pk) is not None and stored_review(projected.pk) is None
