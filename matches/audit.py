@@ -74,8 +74,9 @@ class AuditRecord(models.Model):
         return super().delete(*args, **kwargs)
 
 
-class AppendOnlyRecord(models.Model):
-    """A result row: created by the store, never edited in place nor deleted by hand."""
+class AppendOnlyRecord(AuditRecord):
+    """A result row: created by the store, never edited in place nor deleted by hand (the
+    audit record's guard, with new rows left to the store's own checks)."""
 
     class Meta:
         abstract = True
@@ -83,8 +84,5 @@ class AppendOnlyRecord(models.Model):
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self._state.adding:
             _refuse(type(self), "changed")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
-        _refuse(type(self), "deleted")
-        return super().delete(*args, **kwargs)
+        with recording():
+            super().save(*args, **kwargs)
