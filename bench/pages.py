@@ -5,7 +5,7 @@ Usage::
 
     .venv/bin/python bench/pages.py [--database fido_bench_close] [--scale 1]
         [--requests 200] [--warmup 20] [--concurrency 4] [--seed 7] [--out FILE]
-        [--explain] [--update-docs]
+        [--kind KIND ...] [--explain] [--update-docs]
 
 What it does, every step bounded and on the loopback interface only:
 
@@ -25,7 +25,8 @@ What it does, every step bounded and on the loopback interface only:
    gunicorn as deploy/ does (``-c deploy/gunicorn.conf.py``: a process per CPU,
    4 threads each) on the production settings (``fido.settings.production``, ``DEBUG``
    off, persistent connections; TLS redirect off: plain HTTP on the loopback), no cache.
-4. After an untimed warm-up, ``--requests`` GETs of each kind, shuffled, from
+4. After an untimed warm-up, ``--requests`` GETs of each kind (of the kinds named by
+   ``--kind``, repeatable, if given: e.g. ``--kind page:whatif --kind api:whatif``), shuffled, from
    ``--concurrency`` clients (one keep-alive connection each); every response must be
    200; the time is taken to the last byte of the body.
 5. Writes p50/p95/p99/max per kind to ``--out`` (default ``bench/results/pages.json``),
@@ -337,15 +338,19 @@ def request_body(kind: str, found: dict[str, Any], rng: random.Random) -> bytes 
 Planned = tuple[str, str, bytes | None]
 
 
-def plan_requests(found: dict[str, Any], per_kind: int, seed: int) -> list[Planned]:
-    """(kind, path, body) of every request: ``per_kind`` of each kind, shuffled; a body
-    (the what-if API's) is sent as a POST."""
+def plan_requests(
+    found: dict[str, Any], per_kind: int, seed: int, kinds: tuple[str, ...] = KINDS
+) -> list[Planned]:
+    """(kind, path, body) of every request: ``per_kind`` of each of ``kinds``, shuffled; a
+    body (the what-if API's) is sent as a POST. A kind's requests are those a run of every
+    kind makes (all are drawn, those of other kinds dropped)."""
     rng = random.Random(seed)
     plan = [
         (kind, request_path(kind, found, rng), request_body(kind, found, rng))
         for kind in KINDS
         for _ in range(per_kind)
     ]
+    plan = [planned for planned in plan if planned[0] in kinds]
     rng.shuffle(plan)
     return plan
 
@@ -494,6 +499,13 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--user", default="fido")
     parser.add_argument("--superuser", default="postgres")
     parser.add_argument("--out", default="bench/results/pages.json")
+    parser.add_argument(
+        "--kind",
+        action="append",
+        dest="kinds",
+        metavar="KIND",
+        help="time only this kind of request (repeatable; default: every kind)",
+    )
     parser.add_argument("--explain", action="store_true", help="plans of the two slowest kinds")
     parser.add_argument("--update-docs", action="store_true")
     args = parser.parse_args(argv)
@@ -508,6 +520,15 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         problems.append("--concurrency must be 1..32")
     if args.host not in {"127.0.0.1", "localhost", "::1"}:
         problems.append(f"loopback only, not {args.host}")
+    unknown = [kind for kind in args.kinds or () if kind not in KINDS]
+    if unknown:
+        problems.append(
+            f"no kind {', '.join(map(repr, unknown))}; the kinds are: {', '.join(KINDS)}"
+        )
+    if args.kinds and args.update_docs:
+        problems.append("--update-docs writes every kind's figures: not with --kind")
+    # In the order of KINDS, each once.
+    args.kinds = tuple(kind for kind in KINDS if kind in (args.kinds or KINDS))
     if problems:
         parser.error("; ".join(problems))
     return args
@@ -533,8 +554,8 @@ def main(argv: list[str] | None = None) -> None:
         f"{found['club']}",
         flush=True,
     )
-    plan = plan_requests(found, args.requests, args.seed)
-    warmup = plan_requests(found, args.warmup, args.seed + 1) if args.warmup else []
+    plan = plan_requests(found, args.requests, args.seed, args.kinds)
+    warmup = plan_requests(found, args.warmup, args.seed + 1, args.kinds) if args.warmup else []
     port = free_port()
     gunicorn = ["-c", "deploy/gunicorn.conf.py", "--access-logfile", "/dev/null"]
     server = start_gunicorn(port, server_env(args), gunicorn)

@@ -1,0 +1,54 @@
+"""Bad input to ``bench/pages.py``: a clear message naming what is wrong, exit status 2, no
+traceback, nothing started (the flags are checked before any database work); ``--kind``
+narrows the timed requests to the kinds named, each the request a run of every kind makes."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench import pages
+from tests.processes import run_python
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--kind", "page:nope"], "no kind 'page:nope'; the kinds are: page:ranking-first"),
+        (["--kind", "whatif"], "api:player-results, page:whatif, api:whatif"),
+        (
+            ["--kind", "page:whatif", "--kind", "api:whatiff"],
+            "no kind 'api:whatiff'; the kinds are:",
+        ),
+        (["--kind", "page:whatif", "--update-docs"], "--update-docs writes every kind"),
+        (["--requests", "0"], "--requests must be 1..10000"),
+        (["--concurrency", "33"], "--concurrency must be 1..32"),
+    ],
+)
+def test_bad_flags_are_refused_before_any_work(args: list[str], message: str) -> None:
+    done = run_python("bench/pages.py", *args)
+    assert done.returncode == 2
+    assert message in done.stderr
+    assert "Traceback" not in done.stderr
+    assert done.stdout == ""  # nothing prepared, nothing timed
+
+
+def test_kinds_default_to_every_kind_in_order_each_once() -> None:
+    assert pages.parse([]).kinds == pages.KINDS
+    named = ["--kind", "api:whatif", "--kind", "page:whatif", "--kind", "api:whatif"]
+    assert pages.parse(named).kinds == ("page:whatif", "api:whatif")
+
+
+def test_a_kind_alone_gets_the_requests_of_a_run_of_every_kind() -> None:
+    found = {
+        "deep_rank": 500_000,
+        "players": [f"P{n:04d}" for n in range(40)],
+        "searches": ["Player 0001", "12345", "234"],
+        "club": "C-1",
+    }
+    every = pages.plan_requests(found, 5, seed=7)
+    only = pages.plan_requests(found, 5, seed=7, kinds=("page:whatif", "api:whatif"))
+    assert {p[0] for p in only} == {"page:whatif", "api:whatif"}
+    assert sorted(only, key=repr) == sorted(
+        (p for p in every if p[0] in {"page:whatif", "api:whatif"}), key=repr
+    )
+    assert len(every) == 5 * len(pages.KINDS)
