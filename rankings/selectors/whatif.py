@@ -16,8 +16,8 @@ results counting in the list come from
 read beyond the members' rows); the number is
 :func:`~rankings.fladub.player_totals` of both together. The rank is ``1 +`` the number of
 other players whose projected FLADUB is strictly larger, found by a binary search over the
-projection's ranks (each step one probe of the ``(ranking_list, rank)`` index: about
-``log2(n) + 1`` probes, no scan of the list).
+projection's ranks in one statement (:func:`rankings.sql.count_above`: about ``log2(n) + 2``
+probes of the ``(ranking_list, rank)`` index, no scan of the list, one round trip).
 
 Guaranteed: when the hypothetical results are stored as they are and nobody else's results
 change, the close of the month publishes exactly this number and rank (tested).
@@ -33,8 +33,7 @@ import numpy as np
 
 from matches.months import Month
 
-from .. import fladub
-from ..models import RankingEntry
+from .. import fladub, sql
 from .counting_results import player_points
 from .projection import Projected, projected_entry
 from .strength_lists import strength_lists
@@ -115,28 +114,6 @@ def hypothetical_points(
     return [by_match[n] for n in range(len(tables))]
 
 
-def _count_above(list_id: int, entry_count: int, cents: int) -> int:
-    """How many entries of the list have FLADUB strictly above ``cents`` (binary search).
-
-    The smallest rank value r whose first entry (rank >= r) has at most ``cents`` is the
-    first entry of that value: everyone before it is above, so the count is its rank - 1."""
-    entries = RankingEntry.objects.filter(ranking_list_id=list_id).order_by("rank")
-
-    def first_from(rank: int) -> tuple[int, int] | None:
-        return entries.filter(rank__gte=rank).values_list("rank", "fladub_cents").first()
-
-    lo, hi = 1, entry_count + 1  # the answer r lies in lo..hi; hi: none is at most cents
-    found: tuple[int, int] | None = None
-    while lo < hi:
-        mid = (lo + hi) // 2
-        row = first_from(mid)
-        if row is None or row[1] <= cents:
-            hi, found = mid, row
-        else:
-            lo = mid + 1
-    return entry_count if found is None else found[0] - 1
-
-
 def what_if(
     player_pk: int,
     *,
@@ -168,7 +145,7 @@ def what_if(
     rank = None
     if cents > 0:
         info = projected.ranking_list
-        above = _count_above(info.id, info.entry_count, cents)
+        (above,) = sql.fetch(sql.count_above(info.id, info.entry_count, cents))[0]
         if own is not None and own.fladub_cents > cents:
             above -= 1  # the player's own projected entry is not another player
         rank = above + 1

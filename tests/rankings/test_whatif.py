@@ -9,9 +9,9 @@ from django.test import Client
 
 from matches.models import Player, SideMember
 from matches.months import Month
+from rankings import sql
 from rankings.models import RankingEntry, RankingList
 from rankings.selectors.projection import projected_list
-from rankings.selectors.whatif import _count_above
 from rankings.services.projection import projection_refresh
 from tests.matches.factories import ClubFactory
 from tests.rankings.factories import close, random_results, received, submit_table
@@ -88,12 +88,37 @@ def test_storing_the_results_and_closing_gives_the_promised_number_and_rank(
     assert mine == (answer["rank"], round(float(answer["fladub"]) * 100))
 
 
+def _count_above(list_id: int, entry_count: int, cents: int) -> int:
+    (above,) = sql.fetch(sql.count_above(list_id, entry_count, cents))[0]
+    return int(above)
+
+
 def test_the_rank_by_binary_search_counts_the_players_strictly_above() -> None:
     projected = history(4)
     cents = [c for _pid, _rank, c in listed(projected)]
     for probe in {0, 1, cents[0], cents[0] + 1, *cents, *(c - 1 for c in cents)}:
         expected = sum(1 for c in cents if c > probe)
         assert _count_above(projected.pk, len(cents), probe) == expected, probe
+    assert _count_above(projected.pk + 1000, 0, 1) == 0  # an empty list: nobody above
+
+
+def test_the_binary_search_counts_ties_once_each_and_steps_over_the_gaps() -> None:
+    """Entries 500, 400, 400, 400, 300, 300, 100: ranks 1, 2, 2, 2, 5, 5, 7."""
+    projected = history(6)
+    values = [500, 400, 400, 400, 300, 300, 100]
+    RankingEntry.objects.filter(ranking_list=projected).delete()
+    players = list(Player.objects.order_by("pk")[: len(values)])
+    ranks = [1 + sum(1 for v in values if v > c) for c in values]
+    assert ranks == [1, 2, 2, 2, 5, 5, 7]
+    RankingEntry.objects.bulk_create(
+        RankingEntry(
+            ranking_list=projected, player=p, rank=r, fladub_cents=c, results_counted=1
+        )
+        for p, r, c in zip(players, ranks, values, strict=True)
+    )
+    for probe in range(0, 600, 50):
+        expected = sum(1 for v in values if v > probe)
+        assert _count_above(projected.pk, len(values), probe) == expected, probe
 
 
 def test_bad_input_is_refused_by_field_in_the_users_language(client: Client) -> None:
