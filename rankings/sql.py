@@ -636,7 +636,7 @@ def count_above(list_id: int, entry_count: int, cents: int) -> Statement:
     hi = f"(CASE WHEN s.above = 1 THEN s.hi ELSE {mid} END)"
     first = _first_from("s.lo", "x.rank - 1")
     return Statement(
-        "WITH RECURSIVE s(lo, hi, above) AS ("
+        "WITH RECURSIVE s(lo, hi, above) AS ("  # noqa: S608 - placeholders only
         f"SELECT 1, %(stop)s, {above('(1 + %(stop)s) / 2')} "
         f"UNION ALL SELECT {lo}, {hi}, {above(f'({lo} + {hi}) / 2')} FROM s WHERE s.lo < s.hi"
         f") SELECT COALESCE({first}, %(entries)s) FROM s WHERE s.lo >= s.hi",

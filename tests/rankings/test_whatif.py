@@ -111,9 +111,7 @@ def test_the_binary_search_counts_ties_once_each_and_steps_over_the_gaps() -> No
     ranks = [1 + sum(1 for v in values if v > c) for c in values]
     assert ranks == [1, 2, 2, 2, 5, 5, 7]
     RankingEntry.objects.bulk_create(
-        RankingEntry(
-            ranking_list=projected, player=p, rank=r, fladub_cents=c, results_counted=1
-        )
+        RankingEntry(ranking_list=projected, player=p, rank=r, fladub_cents=c, results_counted=1)
         for p, r, c in zip(players, ranks, values, strict=True)
     )
     for probe in range(0, 600, 50):
