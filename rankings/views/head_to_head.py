@@ -25,6 +25,7 @@ from matches.disciplines import DISCIPLINES
 from matches.models import Category, Player
 from matches.selectors.player_search import player_search
 
+from ..head_to_head_words import tally_sentence
 from ..selectors.head_to_head import MAX_SHOWN, head_to_head
 from ..selectors.players import surviving_player
 
@@ -105,6 +106,7 @@ def versus(request: HttpRequest, player_id: str, other_id: str) -> HttpResponse:
         "player": player,
         "rival": rival,
         "h2h": found,
+        "tally": tally_sentence(player.name, rival.name, found),
         "max_shown": MAX_SHOWN,
         "discipline": code,
         "discipline_name": DISCIPLINES[code].name,

@@ -45,7 +45,7 @@ def test_compare_from_the_player_page(page: Any, rivals: tuple[Any, Any]) -> Non
     )
     tally = page.locator("#h2h-tally").inner_text()
     assert "2 shared FIDO matches." in tally
-    assert "Rosa Vidal placed higher 1 times, Juan Pérez 1 times" in tally
+    assert "Rosa Vidal placed higher once; Juan Pérez placed higher once;" in tally
     assert "In the list of March 2026" in page.locator("#h2h-effect").inner_text()
     rows = page.locator("table.h2h-table tbody tr")
     assert rows.count() == 2

@@ -10,11 +10,13 @@ import pytest
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import translation
 
 from matches.models import Match
 from matches.services import match_correct, match_void
+from rankings.head_to_head_words import tally_sentence
 from rankings.selectors.counting_results import counting_results
-from rankings.selectors.head_to_head import head_to_head
+from rankings.selectors.head_to_head import HeadToHead, head_to_head
 from tests.matches.factories import ClubFactory, PlayerFactory, match_payload
 from tests.rankings.factories import BERLIN, close, received, submit_table
 
@@ -176,14 +178,41 @@ def test_page(client: Client, shared) -> None:
     assert "Player A against Player B" in html
     assert "6 shared FIDO matches." in html
     assert (
-        "Player A placed higher 1 times, Player B 3 times; the same score 1 times; "
-        "partners on one side 1 times."
+        "Player A placed higher once; Player B placed higher 3 times; the same score once; "
+        "partners on one side once."
     ) in html
     assert "not in the list" in html  # the old match
     german = client.get(
         f"/players/{a.player_id}/versus/{b.player_id}/", HTTP_ACCEPT_LANGUAGE="de"
     ).content.decode()
     assert "Player A gegen Player B" in german
+    assert (
+        "Player A war einmal besser platziert; Player B war 3-mal besser platziert; "
+        "einmal die gleiche Punktzahl; einmal Partner auf einer Seite."
+    ) in german
+
+
+# language, count, then what the count reads as: A placed higher | the same score | partners
+TALLY_WORDS = """
+en 0 A never placed higher | never the same score | never partners on one side
+en 1 A placed higher once | the same score once | partners on one side once
+en 3 A placed higher 3 times | the same score 3 times | partners on one side 3 times
+de 0 A war nie besser platziert | nie die gleiche Punktzahl | nie Partner auf einer Seite
+de 1 A war einmal besser platziert | einmal die gleiche Punktzahl | einmal Partner auf einer Seite
+de 3 A war 3-mal besser platziert | 3-mal die gleiche Punktzahl | 3-mal Partner auf einer Seite
+"""
+
+
+@pytest.mark.parametrize("row", TALLY_WORDS.strip().splitlines())
+def test_the_tally_says_never_once_and_n_times(row: str) -> None:
+    """Every count in the form its number takes: none, one, several (ngettext)."""
+    language, count, words = row.split(" ", 2)
+    n = int(count)
+    higher, ties, partners = words.split(" | ")
+    found = HeadToHead("fido", None, count=4 * n, a_higher=n, b_higher=n, ties=n, partners=n)
+    with translation.override(language):
+        said = tally_sentence("A", "B", found)
+    assert said == "; ".join([higher, "B" + higher[1:], ties, partners]) + "."
 
 
 def test_page_links_and_form(client: Client, shared) -> None:
