@@ -213,6 +213,10 @@ class PlayerPoints:
         self._results = results  # the player's own rows (player index 0)
         self._void_month = void_month  # month index from which a row counts no more
         self._facts: dict[int, sql.MatchFacts] | None = None
+        self.strengths: dict[int, fladub.PublishedList] = {}
+        """The strength lists read (month index of the list -> its entries of the players
+        of the matches, and of those :func:`player_points` was asked about too, keyed by
+        player primary key, with its top entry)."""
         self.counted: dict[Month, CountingResults[CountedResult]] = {}
         """What :func:`counted_results` made of each month (they are immutable)."""
 
@@ -246,16 +250,32 @@ class PlayerPoints:
 
 
 _NOT_VOIDED = np.iinfo(np.int32).max
+_NO_RESULTS = fladub.Results(
+    match_id=np.zeros(0, dtype=np.int64),
+    month_played=np.zeros(0, dtype=np.int32),
+    counting_month=np.zeros(0, dtype=np.int32),
+    player=np.zeros(0, dtype=np.int64),
+    points=np.zeros(0, dtype=np.float64),
+)
 
 
-def player_points(player_pk: int, *, discipline: str, months: Collection[Month]) -> PlayerPoints:
+def player_points(
+    player_pk: int,
+    *,
+    discipline: str,
+    months: Collection[Month],
+    also: Mapping[Month, Collection[int]] | None = None,
+) -> PlayerPoints:
     """The match points of the player's results counting in any list from the earliest to
     the latest of ``months`` (at least one): three statements (the members of the
-    player's matches, the strength lists' ids, their entries of those matches' players)."""
+    player's matches, the strength lists' ids, their entries of those matches' players).
+    ``also``: more players whose strength in the list in force in a month the caller needs
+    (the what-if's opponents), read by the same two statements into
+    :attr:`PlayerPoints.strengths`."""
     earliest, latest = min(months), max(months)
     rows = sql.fetch(sql.player_match_sides(player_pk, discipline, earliest, latest))
-    results, void_month = _own_points(player_pk, discipline, rows)
-    return PlayerPoints(
+    results, void_month, strengths = _own_points(player_pk, discipline, rows, also or {})
+    points = PlayerPoints(
         player_pk=player_pk,
         discipline=discipline,
         earliest=earliest,
@@ -263,21 +283,21 @@ def player_points(player_pk: int, *, discipline: str, months: Collection[Month])
         results=results,
         void_month=void_month,
     )
+    points.strengths = strengths
+    return points
 
 
 def _own_points(
-    player_pk: int, discipline: str, rows: Sequence[tuple[Any, ...]]
-) -> tuple[fladub.Results, np.ndarray]:
+    player_pk: int,
+    discipline: str,
+    rows: Sequence[tuple[Any, ...]],
+    also: Mapping[Month, Collection[int]],
+) -> tuple[fladub.Results, np.ndarray, dict[int, fladub.PublishedList]]:
     """The player's rows among ``rows`` (:class:`rankings.sql.MatchSide` values: whole
-    matches) with their match points, and the month index from which each counts no more."""
+    matches) with their match points, the month index from which each counts no more, and
+    the strength lists read (by player primary key: those matches' players and ``also``)."""
     if not rows:
-        return fladub.Results(
-            match_id=np.zeros(0, dtype=np.int64),
-            month_played=np.zeros(0, dtype=np.int32),
-            counting_month=np.zeros(0, dtype=np.int32),
-            player=np.zeros(0, dtype=np.int64),
-            points=np.zeros(0, dtype=np.float64),
-        ), np.zeros(0, dtype=np.int32)
+        return _NO_RESULTS, np.zeros(0, dtype=np.int32), _strengths(discipline, {}, also)
     columns = list(zip(*rows, strict=True))
     players, dense = np.unique(np.array(columns[6], dtype=np.int64), return_inverse=True)
     index = {day: Month.of(day).index for day in {*columns[1], *columns[2], *columns[7]} if day}
@@ -292,14 +312,11 @@ def _own_points(
     )
     # Each month's opponents are looked up in the list in force that month only.
     played = np.unique(sides.month_played).tolist()
-    published = strength_lists(
-        discipline=discipline,
-        months={Month.from_index(i) for i in played},
-        players={
-            Month.from_index(i): players[np.unique(sides.player[sides.month_played == i])].tolist()
-            for i in played
-        },
-    )
+    needed = {
+        Month.from_index(i): players[np.unique(sides.player[sides.month_played == i])].tolist()
+        for i in played
+    }
+    published = _strengths(discipline, needed, also)
     me = int(np.searchsorted(players, player_pk))
     computed = fladub.match_points(sides, _renumbered(published, players))
     mine = computed.player == me
@@ -312,13 +329,26 @@ def _own_points(
     )
     match_id = computed.match_id[mine]
     at = np.searchsorted(sides.match_id[read], match_id)
-    return fladub.Results(
-        match_id=match_id,
-        month_played=computed.month_played[mine],
-        counting_month=computed.counting_month[mine],
-        player=np.zeros(len(match_id), dtype=np.int64),
-        points=computed.points[mine],
-    ), voided[at]
+    return (
+        fladub.Results(
+            match_id=match_id,
+            month_played=computed.month_played[mine],
+            counting_month=computed.counting_month[mine],
+            player=np.zeros(len(match_id), dtype=np.int64),
+            points=computed.points[mine],
+        ),
+        voided[at],
+        published,
+    )
+
+
+def _strengths(
+    discipline: str, needed: Mapping[Month, Collection[int]], also: Mapping[Month, Collection[int]]
+) -> dict[int, fladub.PublishedList]:
+    """The lists in force in the months of ``needed`` and ``also``, restricted to the
+    players each names (and each list's top entry): two statements."""
+    players = {month: {*needed.get(month, ()), *also.get(month, ())} for month in {*needed, *also}}
+    return strength_lists(discipline=discipline, months=set(players), players=players)
 
 
 def _points_for(

@@ -26,7 +26,7 @@ change, the close of the month publishes exactly this number and rank (tested).
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,15 +65,24 @@ class WhatIf:
 
 
 def _strength(
-    discipline: str, month: Month, players: dict[int, int]
+    discipline: str,
+    month: Month,
+    players: dict[int, int],
+    strengths: Mapping[int, fladub.PublishedList] | None,
 ) -> dict[int, fladub.PublishedList]:
     """The list in force for ``month``, restricted to ``players`` (pk -> dense index) and
-    its top entry, renumbered densely (new indices for players outside the tables)."""
-    published = strength_lists(discipline=discipline, months=[month], players={month: players})
+    its top entry, renumbered densely (new indices for other players): from
+    ``strengths`` (lists by month index, keyed by player primary key, holding those
+    players) if given, else read."""
+    in_force = month.prev().index
+    if strengths is None:
+        strengths = strength_lists(discipline=discipline, months=[month], players={month: players})
     dense = dict(players)
     renumbered = {}
-    for index, listed in published.items():
-        keys = [dense.setdefault(int(pk), len(dense)) for pk in listed.player]
+    for index, listed in strengths.items():
+        if index != in_force:
+            continue
+        keys = [dense.setdefault(int(pk), len(dense)) for pk in listed.player.tolist()]
         renumbered[index] = fladub.PublishedList(
             player=np.array(keys, dtype=np.int64), fladub_cents=listed.fladub_cents
         )
@@ -81,9 +90,16 @@ def _strength(
 
 
 def hypothetical_points(
-    player_pk: int, *, discipline: str, month: Month, tables: Sequence[Hypothetical]
+    player_pk: int,
+    *,
+    discipline: str,
+    month: Month,
+    tables: Sequence[Hypothetical],
+    strengths: Mapping[int, fladub.PublishedList] | None = None,
 ) -> list[float]:
-    """The player's match points in each table, by :func:`rankings.fladub.match_points`."""
+    """The player's match points in each table, by :func:`rankings.fladub.match_points`.
+    ``strengths``: the strength lists holding the tables' players, if read already
+    (:attr:`~rankings.selectors.counting_results.PlayerPoints.strengths`)."""
     if not tables:
         return []
     dense = {player_pk: 0}
@@ -106,7 +122,7 @@ def hypothetical_points(
         score=np.array(columns[2], dtype=np.float64),
         player=np.array(columns[3], dtype=np.int64),
     )
-    results = fladub.match_points(sides, _strength(discipline, month, dense))
+    results = fladub.match_points(sides, _strength(discipline, month, dense, strengths))
     mine = results.player == 0
     by_match = dict(
         zip(results.match_id[mine].tolist(), results.points[mine].tolist(), strict=True)
@@ -123,8 +139,13 @@ def what_if(
 ) -> WhatIf:
     """The player's number and rank in the projected list with ``tables`` added."""
     month = Month.of(projected.ranking_list.month)
-    stored = player_points(player_pk, discipline=discipline, months=[month]).breakdown(month)
-    added = hypothetical_points(player_pk, discipline=discipline, month=month, tables=tables)
+    # The opponents' strength is read with that of the player's stored results' players.
+    seated = {player_pk, *(pk for table in tables for pk, _score in table.opponents)}
+    read = player_points(player_pk, discipline=discipline, months=[month], also={month: seated})
+    stored = read.breakdown(month)
+    added = hypothetical_points(
+        player_pk, discipline=discipline, month=month, tables=tables, strengths=read.strengths
+    )
     points = stored.points.tolist() + added
     played = stored.month_played.tolist() + [month.index] * len(added)
     counting = stored.counting_month.tolist() + [month.index] * len(added)

@@ -5,13 +5,16 @@ the user's language, nothing written."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from matches.models import Player, SideMember
 from matches.months import Month
 from rankings import sql
 from rankings.models import RankingEntry, RankingList
 from rankings.selectors.projection import projected_list
+from rankings.selectors.whatif import Hypothetical, hypothetical_points, what_if
 from rankings.services.projection import projection_refresh
 from tests.matches.factories import ClubFactory
 from tests.rankings.factories import close, random_results, received, submit_table
@@ -203,3 +206,29 @@ def test_no_projection_yet_is_a_404(client: Client) -> None:
         "results": [{"placing": 1, "opponents": [{"player_id": players[1], "placing": 2}]}],
     }
     assert ask(client, body).status_code == 404
+
+
+def test_the_answer_reads_five_statements_whatever_the_results_and_tables() -> None:
+    """The player's matches; the strength lists' ids and their entries, of the stored
+    matches' players and the tables' alike; the player's projected entry; the rank's binary
+    search. The same answer as the strengths read apart for the tables."""
+    projected = history(7)
+    info = projected_list("fido")
+    assert info is not None
+    rows = listed(projected)
+    pks = dict(Player.objects.values_list("player_id", "pk"))
+    me = pks[rows[len(rows) // 2][0]]
+    others = [pks[pid] for pid, _rank, _cents in rows if pks[pid] != me]
+    tables = [
+        Hypothetical(category="club", score=-1, opponents=((others[0], -2),)),
+        Hypothetical(category="national", score=3, opponents=((others[1], 5), (others[2], 1))),
+        Hypothetical(category="league", score=-2, opponents=((others[-1], -1),)),
+    ]
+    assert SideMember.objects.filter(player_id=me).count() > 3  # stored results to read
+    for asked in (tables[:1], tables):
+        with CaptureQueriesContext(connection) as statements:
+            found = what_if(me, discipline="fido", projected=info, tables=asked)
+        assert len(statements) == 5, [q["sql"][:80] for q in statements]
+        apart = hypothetical_points(me, discipline="fido", month=MONTHS[3], tables=asked)
+        assert list(found.results_points) == apart
+        assert found.rank is not None and found.fladub_cents > found.projected_cents
