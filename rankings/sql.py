@@ -608,42 +608,6 @@ def strengths_of_players(players: Mapping[int, Collection[int]], *, tops: bool =
     return Statement(" UNION ALL ".join(parts), params)
 
 
-def _first_from(rank: str, column: str) -> str:
-    """``column`` of the first entry (by rank) of list ``%(list)s`` at rank ``rank`` or
-    after: one probe of ``(ranking_list, rank)``."""
-    return (
-        f"(SELECT {column} FROM {_ENTRY} x WHERE x.ranking_list_id = %(list)s "  # noqa: S608
-        f"AND x.rank >= {rank} ORDER BY x.rank LIMIT 1)"
-    )
-
-
-def count_above(list_id: int, entry_count: int, cents: int) -> Statement:
-    """One row, one column: how many entries of the list (of ``entry_count``) have a FLADUB
-    strictly above ``cents``. A list's FLADUB falls as its rank rises (ties share a rank,
-    the next rank leaves a gap), so this is the rank of the first entry at or below
-    ``cents``, minus 1: a binary search over the ranks, in the database (a recursive
-    query: about ``log2(entry_count) + 2`` probes of ``(ranking_list, rank)``, one round
-    trip, no scan). Each step ``(lo, hi, above)`` narrows the ranks ``lo..hi`` in which the
-    answer's rank lies; ``above``: the first entry from the middle rank on is above
-    ``cents`` (so the answer lies after the middle)."""
-
-    def above(rank: str) -> str:
-        probe = _first_from(rank, "CASE WHEN x.fladub_cents > %(cents)s THEN 1 ELSE 0 END")
-        return f"COALESCE({probe}, 0)"
-
-    mid = "(s.lo + s.hi) / 2"
-    lo = f"(CASE WHEN s.above = 1 THEN {mid} + 1 ELSE s.lo END)"
-    hi = f"(CASE WHEN s.above = 1 THEN s.hi ELSE {mid} END)"
-    first = _first_from("s.lo", "x.rank - 1")
-    return Statement(
-        "WITH RECURSIVE s(lo, hi, above) AS ("  # noqa: S608 - placeholders only
-        f"SELECT 1, %(stop)s, {above('(1 + %(stop)s) / 2')} "
-        f"UNION ALL SELECT {lo}, {hi}, {above(f'({lo} + {hi}) / 2')} FROM s WHERE s.lo < s.hi"
-        f") SELECT COALESCE({first}, %(entries)s) FROM s WHERE s.lo >= s.hi",
-        {"list": list_id, "cents": cents, "entries": entry_count, "stop": entry_count + 1},
-    )
-
-
 @dataclass(frozen=True, slots=True)
 class ListSeal:
     """What anyone can check a list against (:mod:`rankings.seal`)."""
@@ -709,6 +673,75 @@ class EntryInfo(EntryFigures):
 
 
 ENTRY_INFO = Select.of_table(EntryInfo, "e")
+
+
+def _first_from(rank: str, column: str) -> str:
+    """``column`` of the first entry (by rank) of list ``%(list)s`` at rank ``rank`` or
+    after: one probe of ``(ranking_list, rank)``."""
+    return (
+        f"(SELECT {column} FROM {_ENTRY} x WHERE x.ranking_list_id = %(list)s "  # noqa: S608
+        f"AND x.rank >= {rank} ORDER BY x.rank LIMIT 1)"
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """Where a FLADUB would stand in a list, and a player's own entry in it."""
+
+    above: int
+    """How many entries have a FLADUB strictly above it."""
+    entry: EntryInfo | None
+    """The player's entry (None: not listed)."""
+
+
+def _binary_search() -> str:
+    """The recursive query ``s(lo, hi, above)`` of :func:`standing`'s binary search over
+    the ranks of list ``%(list)s`` (``%(stop)s`` = entries + 1) for ``%(cents)s``. Each
+    step narrows the ranks ``lo..hi`` in which the rank of the first entry at or below
+    ``cents`` lies; ``above``: the first entry from the middle rank on is above ``cents``
+    (so that rank lies after the middle)."""
+
+    def above(rank: str) -> str:
+        probe = _first_from(rank, "CASE WHEN x.fladub_cents > %(cents)s THEN 1 ELSE 0 END")
+        return f"COALESCE({probe}, 0)"
+
+    mid = "(s.lo + s.hi) / 2"
+    lo = f"(CASE WHEN s.above = 1 THEN {mid} + 1 ELSE s.lo END)"
+    hi = f"(CASE WHEN s.above = 1 THEN s.hi ELSE {mid} END)"
+    return (
+        "WITH RECURSIVE s(lo, hi, above) AS ("
+        f"SELECT 1, %(stop)s, {above('(1 + %(stop)s) / 2')} "
+        f"UNION ALL SELECT {lo}, {hi}, {above(f'({lo} + {hi}) / 2')} FROM s WHERE s.lo < s.hi)"
+    )
+
+
+STANDING = Select(
+    Standing,
+    above=f"COALESCE({_first_from('s.lo', 'x.rank - 1')}, %(entries)s)",
+    entry=ENTRY_INFO,
+)
+
+
+def standing(list_id: int, entry_count: int, cents: int, player_pk: int) -> Statement:
+    """One :class:`Standing`: how many entries of the list (of ``entry_count``) have a
+    FLADUB strictly above ``cents``, and the player's entry. A list's FLADUB falls as its
+    rank rises (ties share a rank, the next rank leaves a gap), so the count is the rank of
+    the first entry at or below ``cents``, minus 1: a binary search over the ranks in the
+    database (a recursive query: about ``log2(entry_count) + 2`` probes of
+    ``(ranking_list, rank)``, no scan), and one probe of ``(ranking_list, player)``: one
+    round trip."""
+    return Statement(
+        f"{_binary_search()} SELECT {STANDING.sql} FROM s "  # noqa: S608 - placeholders only
+        f"LEFT JOIN {_ENTRY} e ON e.ranking_list_id = %(list)s AND e.player_id = %(player)s "
+        "WHERE s.lo >= s.hi",
+        {
+            "list": list_id,
+            "cents": cents,
+            "entries": entry_count,
+            "stop": entry_count + 1,
+            "player": player_pk,
+        },
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,8 +16,9 @@ results counting in the list come from
 read beyond the members' rows); the number is
 :func:`~rankings.fladub.player_totals` of both together. The rank is ``1 +`` the number of
 other players whose projected FLADUB is strictly larger, found by a binary search over the
-projection's ranks in one statement (:func:`rankings.sql.count_above`: about ``log2(n) + 2``
-probes of the ``(ranking_list, rank)`` index, no scan of the list, one round trip).
+projection's ranks in one statement with the player's projected entry
+(:func:`rankings.sql.standing`: about ``log2(n) + 2`` probes of the ``(ranking_list,
+rank)`` index, no scan of the list, one round trip).
 
 Guaranteed: when the hypothetical results are stored as they are and nobody else's results
 change, the close of the month publishes exactly this number and rank (tested).
@@ -35,7 +36,7 @@ from matches.months import Month
 
 from .. import fladub, sql
 from .counting_results import player_points
-from .projection import Projected, projected_entry
+from .projection import Projected
 from .strength_lists import strength_lists
 
 
@@ -162,11 +163,12 @@ def what_if(
             month.index,
         )
         cents = int(totals.fladub_cents[0]) if len(totals.player) else 0
-    own = projected_entry(projected, player_pk)
+    info = projected.ranking_list
+    (found,) = sql.STANDING.rows(sql.standing(info.id, info.entry_count, cents, player_pk))
+    own = found.entry
     rank = None
     if cents > 0:
-        info = projected.ranking_list
-        (above,) = sql.fetch(sql.count_above(info.id, info.entry_count, cents))[0]
+        above = found.above
         if own is not None and own.fladub_cents > cents:
             above -= 1  # the player's own projected entry is not another player
         rank = above + 1

@@ -13,7 +13,7 @@ from matches.models import Player, SideMember
 from matches.months import Month
 from rankings import sql
 from rankings.models import RankingEntry, RankingList
-from rankings.selectors.projection import projected_list
+from rankings.selectors.projection import projected_entry, projected_list
 from rankings.selectors.whatif import Hypothetical, hypothetical_points, what_if
 from rankings.services.projection import projection_refresh
 from tests.matches.factories import ClubFactory
@@ -92,8 +92,9 @@ def test_storing_the_results_and_closing_gives_the_promised_number_and_rank(
 
 
 def _count_above(list_id: int, entry_count: int, cents: int) -> int:
-    (above,) = sql.fetch(sql.count_above(list_id, entry_count, cents))[0]
-    return int(above)
+    (found,) = sql.STANDING.rows(sql.standing(list_id, entry_count, cents, player_pk=0))
+    assert found.entry is None  # no player 0
+    return int(found.above)
 
 
 def test_the_rank_by_binary_search_counts_the_players_strictly_above() -> None:
@@ -208,10 +209,11 @@ def test_no_projection_yet_is_a_404(client: Client) -> None:
     assert ask(client, body).status_code == 404
 
 
-def test_the_answer_reads_five_statements_whatever_the_results_and_tables() -> None:
+def test_the_answer_reads_four_statements_whatever_the_results_and_tables() -> None:
     """The player's matches; the strength lists' ids and their entries, of the stored
     matches' players and the tables' alike; the player's projected entry; the rank's binary
-    search. The same answer as the strengths read apart for the tables."""
+    search with the player's projected entry. The same answer as the strengths and the
+    entry read apart."""
     projected = history(7)
     info = projected_list("fido")
     assert info is not None
@@ -228,7 +230,10 @@ def test_the_answer_reads_five_statements_whatever_the_results_and_tables() -> N
     for asked in (tables[:1], tables):
         with CaptureQueriesContext(connection) as statements:
             found = what_if(me, discipline="fido", projected=info, tables=asked)
-        assert len(statements) == 5, [q["sql"][:80] for q in statements]
+        assert len(statements) == 4, [q["sql"][:80] for q in statements]
         apart = hypothetical_points(me, discipline="fido", month=MONTHS[3], tables=asked)
         assert list(found.results_points) == apart
         assert found.rank is not None and found.fladub_cents > found.projected_cents
+        own = projected_entry(info, me)
+        assert own is not None
+        assert (found.projected_rank, found.projected_cents) == (own.rank, own.fladub_cents)
