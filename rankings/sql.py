@@ -516,6 +516,60 @@ def published_list_ids(discipline: str, months: Collection[Month]) -> Statement:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class LastMonth:
+    month: dt.date | None
+
+
+LAST_MONTH = Select(LastMonth, convert={"month": (RankingList, "month")}, month="max(month)")
+
+
+def last_published_month(discipline: str) -> Statement:
+    """One :class:`LastMonth`: the month of the discipline's latest published list (None:
+    none yet)."""
+    return Statement(
+        f"SELECT {LAST_MONTH.sql} FROM {_LIST} "  # noqa: S608 - placeholders only
+        "WHERE discipline = %(discipline)s AND status = %(published)s",
+        {"discipline": discipline, "published": PUBLISHED},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectionRow:
+    """A projected list's row as its readers need it."""
+
+    id: int
+    discipline: str
+    month: dt.date
+    version: int
+    entry_count: int
+    created_at: dt.datetime
+
+
+PROJECTION_ROW = Select.of_table(
+    ProjectionRow,
+    "l",
+    convert={"month": (RankingList, "month"), "created_at": (RankingList, "created_at")},
+)
+
+
+def current_projection(discipline: str) -> Statement:
+    """:class:`ProjectionRow` of the discipline's latest projected list of a month that has
+    no published list (none or one row)."""
+    return Statement(
+        f"SELECT {PROJECTION_ROW.sql} FROM {_LIST} l "  # noqa: S608 - placeholders only
+        "WHERE l.discipline = %(discipline)s AND l.status = %(projected)s AND NOT EXISTS ("
+        f"SELECT 1 FROM {_LIST} p WHERE p.discipline = %(discipline)s "
+        "AND p.status = %(published)s AND p.month >= l.month) "
+        "ORDER BY l.created_at DESC, l.id DESC LIMIT 1",
+        {
+            "discipline": discipline,
+            "projected": RankingList.Status.PROJECTED.value,
+            "published": PUBLISHED,
+        },
+    )
+
+
 def list_ids_as_of(discipline: str, months: Collection[Month], at: dt.datetime) -> Statement:
     """:class:`ListMonth` of the version of each of ``months`` that was the latest published
     one just before ``at`` (superseded since or not): the lists a close or an erratum
@@ -856,6 +910,17 @@ def player_by_id(player_id: str) -> Statement:
         f"FROM {_PLAYER} p LEFT JOIN {_CLUB} c ON c.id = p.club_id "
         "WHERE p.player_id = %(player_id)s",
         {"player_id": player_id},
+    )
+
+
+def players_by_ids(player_ids: Collection[str]) -> Statement:
+    """:data:`PLAYER_FIELDS` of the players of the given federation ids (at least one) that
+    were not merged into another."""
+    marks, params = named_list("player_id", sorted(player_ids))
+    return Statement(
+        f"SELECT {columns('p', PLAYER_FIELDS)} FROM {_PLAYER} p "  # noqa: S608
+        f"WHERE p.player_id IN ({marks}) AND p.merged_into_id IS NULL",
+        params,
     )
 
 

@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 from matches.models import Player
 from matches.months import Month
 
+from . import sql
 from .selectors.cycle import open_month
 from .selectors.whatif import Hypothetical
 
@@ -104,7 +105,11 @@ def _tables(data: dict[str, Any]) -> tuple[Player, list[Hypothetical]]:
     """The player and the hypothetical tables; refuses unknown or repeated players."""
     ids = {data["player_id"]} | {o["player_id"] for r in data["results"] for o in r["opponents"]}
     found = {
-        p.player_id: p for p in Player.objects.filter(player_id__in=ids, merged_into__isnull=True)
+        p.player_id: p
+        for p in (
+            sql.loaded(Player, sql.PLAYER_FIELDS, values)
+            for values in sql.fetch(sql.players_by_ids(ids))
+        )
     }
     unknown = _("No player has the federation id %(id)s.")
     if data["player_id"] not in found:

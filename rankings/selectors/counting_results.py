@@ -207,13 +207,14 @@ class PlayerPoints:
         latest: Month,
         results: fladub.Results,
         void_month: np.ndarray,
+        strengths: dict[int, fladub.PublishedList] | None = None,
     ) -> None:
         self.player_pk, self.discipline = player_pk, discipline
         self.earliest, self.latest = earliest, latest
         self._results = results  # the player's own rows (player index 0)
         self._void_month = void_month  # month index from which a row counts no more
         self._facts: dict[int, sql.MatchFacts] | None = None
-        self.strengths: dict[int, fladub.PublishedList] = {}
+        self.strengths: dict[int, fladub.PublishedList] = strengths or {}
         """The strength lists read (month index of the list -> its entries of the players
         of the matches, and of those :func:`player_points` was asked about too, keyed by
         player primary key, with its top entry)."""
@@ -275,16 +276,15 @@ def player_points(
     earliest, latest = min(months), max(months)
     rows = sql.fetch(sql.player_match_sides(player_pk, discipline, earliest, latest))
     results, void_month, strengths = _own_points(player_pk, discipline, rows, also or {})
-    points = PlayerPoints(
+    return PlayerPoints(
         player_pk=player_pk,
         discipline=discipline,
         earliest=earliest,
         latest=latest,
         results=results,
         void_month=void_month,
+        strengths=strengths,
     )
-    points.strengths = strengths
-    return points
 
 
 def _own_points(

@@ -12,14 +12,15 @@ from __future__ import annotations
 import datetime as dt
 
 from django.conf import settings
-from django.db.models import Max, Min
+from django.db.models import Min
 
 from matches import clock
 from matches.disciplines import CODES
 from matches.models import ClosedMonth, SideMember
 from matches.months import Month, deadline
 
-from ..models import CloseRun, RankingList
+from .. import sql
+from ..models import CloseRun
 
 ACTIVE_STATES = (CloseRun.State.QUEUED, CloseRun.State.RUNNING)
 
@@ -30,9 +31,7 @@ def open_month(discipline: str) -> Month | None:
     After the last published list, the month after it; before any, the earliest month that
     was frozen or that results count in.
     """
-    last = RankingList.objects.filter(
-        discipline=discipline, status=RankingList.Status.PUBLISHED
-    ).aggregate(m=Max("month"))["m"]
+    (last,) = (found.month for found in sql.LAST_MONTH.rows(sql.last_published_month(discipline)))
     if last is not None:
         return Month.of(last).next()
     frozen = ClosedMonth.objects.filter(discipline=discipline).aggregate(m=Min("month"))["m"]

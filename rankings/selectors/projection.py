@@ -15,8 +15,7 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from django.db.models import Exists, OuterRef
-
+from .. import sql
 from ..models import ProjectionRun, RankingEntry, RankingList
 from ..sql import EntryInfo, ListInfo
 
@@ -32,28 +31,20 @@ class Projected:
 
 
 def projected_list(discipline: str) -> Projected | None:
-    """The discipline's current projection of its open month, or None (one query).
+    """The discipline's current projection of its open month, or None (one statement).
 
     A projection whose month has a published list since (or an earlier one: never the
     case, but not open either) is stale and not returned."""
-    published_since = RankingList.objects.filter(
-        discipline=discipline, status=RankingList.Status.PUBLISHED, month__gte=OuterRef("month")
-    )
-    found = (
-        RankingList.objects.filter(discipline=discipline, status=RankingList.Status.PROJECTED)
-        .filter(~Exists(published_since))
-        .order_by("-created_at", "-id")
-        .first()
-    )
-    if found is None:
+    found = sql.PROJECTION_ROW.rows(sql.current_projection(discipline))
+    if not found:
         return None
-    return Projected(ranking_list=projection_info(found), as_of=found.created_at)
+    return Projected(ranking_list=projection_info(found[0]), as_of=found[0].created_at)
 
 
-def projection_info(found: RankingList) -> ListInfo:
+def projection_info(found: RankingList | sql.ProjectionRow) -> ListInfo:
     """A projected list's row as readers see a list (no query)."""
     return ListInfo(
-        id=found.pk,
+        id=found.id,
         discipline=found.discipline,
         month=found.month,
         version=found.version,

@@ -237,3 +237,21 @@ def test_the_answer_reads_four_statements_whatever_the_results_and_tables() -> N
         own = projected_entry(info, me)
         assert own is not None
         assert (found.projected_rank, found.projected_cents) == (own.rank, own.fladub_cents)
+
+
+def test_the_api_answers_in_seven_statements(client: Client) -> None:
+    """The open month, the players named, the projection, then the answer's four."""
+    projected = history(8)
+    rows = listed(projected)
+    body = {
+        "player_id": rows[len(rows) // 2][0],
+        "month": "2026-04",
+        "results": [
+            {"category": "club", "placing": 1, "opponents": [{"player_id": pid, "placing": 2}]}
+            for pid, _rank, _cents in (rows[0], rows[-1])
+        ],
+    }
+    with CaptureQueriesContext(connection) as statements:
+        answer = ask(client, body)
+    assert answer.status_code == 200, answer.json()
+    assert len(statements) == 7, [q["sql"][:80] for q in statements]
