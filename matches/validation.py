@@ -234,9 +234,9 @@ def parse_match(
     date_played = _parse_date(payload.get("date"), join_path(prefix, "date"), problems)
     club_id = _parse_club(payload.get("club"), join_path(prefix, "club"), problems)
     discipline = _parse_choice(
-        payload.get("discipline"), Discipline.values, prefix, "discipline", problems
+        payload.get("discipline"), _DISCIPLINES, prefix, "discipline", problems
     )
-    category = _parse_choice(payload.get("category"), Category.values, prefix, "category", problems)
+    category = _parse_choice(payload.get("category"), _CATEGORIES, prefix, "category", problems)
     sides = _parse_sides(payload.get("sides"), prefix, problems)
     submitted_at = None
     if allow_submitted_at and payload.get("submitted_at") is not None:
@@ -377,6 +377,9 @@ _CHOICE_REFUSALS = {
     "discipline": gettext_lazy("unknown discipline “%(value)s”; choose one of %(choices)s"),
     "category": gettext_lazy("unknown category “%(value)s”; choose one of %(choices)s"),
 }
+# The choices as tuples once (``Choices.values`` builds a new list on every read).
+_DISCIPLINES = tuple(Discipline.values)
+_CATEGORIES = tuple(Category.values)
 _MATCH_ID = gettext_lazy("the match id")
 _PLAYER_ID = gettext_lazy("player id")
 
@@ -655,22 +658,22 @@ def resolve(
         for i, side in enumerate(match.sides):
             side.players = []
             for j, pid in enumerate(side.player_ids):
-                path = join_path(prefix, f"sides[{i}].players[{j}]")
                 player = players.get(pid)
                 if player is None:
                     problems.append(
                         Problem(
-                            path,
+                            _player_path(prefix, i, j),
                             _("there is no player %(id)s; check the federation id") % {"id": pid},
                         )
                     )
                     continue
-                while player.merged_into is not None:
+                # The id first: no descriptor call for a player who was not merged.
+                while player.merged_into_id is not None and player.merged_into is not None:
                     player = player.merged_into
                 if player.pk in seen:
                     problems.append(
                         Problem(
-                            path,
+                            _player_path(prefix, i, j),
                             _("%(id)s was merged into %(survivor)s, already in this match")
                             % {"id": pid, "survivor": player.player_id},
                         )
@@ -678,3 +681,8 @@ def resolve(
                 seen.add(player.pk)
                 side.players.append(player)
     return problems
+
+
+def _player_path(prefix: str, side: int, index: int) -> str:
+    """The path of a side's player, written only for a refusal (not for every player)."""
+    return join_path(prefix, f"sides[{side}].players[{index}]")
