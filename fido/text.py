@@ -119,9 +119,15 @@ def json_text_problems(text: str, document: Any) -> list[tuple[str, str]]:
     """:func:`bad_strings` of ``document``, decoded from the JSON ``text``; without walking
     it when the text can hold no refused character (none in the text itself, no ``\\u``
     escape): one regex scan instead of a walk over every node of a large game record."""
-    if "\\u" not in text and _BAD.search(text) is None:
+    if not json_may_hold_refused(text):
         return []
     return list(bad_strings(document))
+
+
+def json_may_hold_refused(text: str) -> bool:
+    """False when the JSON ``text`` cannot decode to a refused character: none stands in
+    it and it has no ``\\u`` escape (one regex scan; True may be a false alarm)."""
+    return "\\u" in text or _BAD.search(text) is not None
 
 
 def scrub(value: Any) -> Any:

@@ -39,7 +39,7 @@ from rest_framework import status
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from fido.text import scrub
+from fido.text import json_may_hold_refused, scrub
 from matches.models import IdempotencyRecord
 from matches.services.idempotency import idempotency_record_store
 from matches.validation import Problem
@@ -104,7 +104,9 @@ def _json(data: object) -> object:
     """The body as JSON would give it back (dates as text, ReturnDicts as dicts), with any
     character PostgreSQL's ``jsonb`` cannot hold (a NUL, a lone surrogate echoed in an error
     message) replaced: storing an error body never fails."""
-    return scrub(json.loads(json.dumps(data, cls=DjangoJSONEncoder)))
+    text = json.dumps(data, cls=DjangoJSONEncoder)
+    # json.dumps escapes every non-ASCII character: only a \u escape can be a refused one.
+    return scrub(json.loads(text)) if json_may_hold_refused(text) else json.loads(text)
 
 
 def _replay(record: IdempotencyRecord, digest: str) -> Response:

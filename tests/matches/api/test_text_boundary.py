@@ -8,6 +8,7 @@ query string, the web form or the CSV gives a 5xx.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import uuid
 from typing import Any
@@ -112,6 +113,26 @@ def test_the_idempotency_store_never_fails_on_an_error_body() -> None:
     stored = IdempotencyRecord.objects.get().response_body
     assert stored == scrub(body)
     assert "\x00" not in json.dumps(stored) and "\\u0000" not in json.dumps(stored)
+
+
+@pytest.mark.parametrize("refused", ["\x85", "\u2066", "\ud800", "\x00"])
+def test_a_refused_character_in_a_stored_body_is_replaced_wherever_it_stands(refused) -> None:
+    """The stored body is scrubbed when its JSON text holds an escape (json.dumps escapes
+    every non-ASCII character), whether the character is in a value or a key."""
+    body = {"errors": [{"path": "p", "message": f"m{refused}"}], f"k{refused}": 1}
+    assert (
+        _json(body)
+        == scrub(body)
+        == {
+            "errors": [{"path": "p", "message": "m\ufffd"}],
+            "k\ufffd": 1,
+        }
+    )
+
+
+def test_a_clean_body_is_stored_as_json_gives_it_back() -> None:
+    body = {"matches": [{"id": "ÄÖ/1", "received_at": dt.datetime(2026, 3, 1, tzinfo=dt.UTC)}]}
+    assert _json(body) == {"matches": [{"id": "ÄÖ/1", "received_at": "2026-03-01T00:00:00Z"}]}
 
 
 def test_a_query_parameter_with_a_nul_is_a_json_400(as_secretary) -> None:
