@@ -2,10 +2,11 @@
 
 Contract: :func:`write` inserts, inside the caller's transaction, every row of ``entries``
 (unsaved :class:`~matches.models.Match` instances whose ``submission`` is one of
-``submissions``, with their sides and players) and one event per match; it sets the primary
-keys of the submissions and matches. It validates nothing (:mod:`matches.validation` and
-:mod:`matches.months` have) and sends no signal; the database's constraints stay the last
-word, and a unique violation (a twin request storing the same id) is an ``IntegrityError``.
+``submissions``, with their sides and players) and one :class:`Event` per match, if given;
+it sets the primary keys of the submissions and matches. It validates nothing
+(:mod:`matches.validation` and :mod:`matches.months` have) and sends no signal; the
+database's constraints stay the last word, and a unique violation (a twin request storing
+the same id) is an ``IntegrityError``.
 
 Two ways, the same rows (a test compares them column by column):
 
@@ -29,7 +30,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Any
 
-from django.db import connection, models
+from django.db import DEFAULT_DB_ALIAS, connection, connections, models
 
 from . import sql
 from .models import Match, MatchEvent, Side, SideMember, Submission
@@ -48,35 +49,34 @@ class Entry:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True, slots=True)
+class Event:
+    """The event every stored match gets: its kind, when, by whom (a user or None)."""
+
+    kind: str
+    at: dt.datetime
+    by: Any
+
+
 def write(
-    submissions: Sequence[Submission],
-    entries: Sequence[Entry],
-    *,
-    event_kind: str | None,
-    at: dt.datetime,
-    by: Any,
+    submissions: Sequence[Submission], entries: Sequence[Entry], *, event: Event | None
 ) -> None:
-    """Insert ``submissions`` and ``entries``; ``event_kind`` None: no event rows."""
+    """Insert ``submissions`` and ``entries``, and ``event`` for each match (None: none)."""
     if not entries:
         return
     if (
         connection.vendor == "postgresql"
         and len(submissions) == 1
-        and event_kind is not None
+        and event is not None
         and _param_count(entries) <= ONE_STATEMENT_MAX_PARAMS
     ):
-        _write_one_statement(submissions[0], entries, event_kind=event_kind, at=at, by=by)
+        _write_one_statement(submissions[0], entries, event)
     else:
-        write_table_by_table(submissions, entries, event_kind=event_kind, at=at, by=by)
+        write_table_by_table(submissions, entries, event=event)
 
 
 def write_table_by_table(
-    submissions: Sequence[Submission],
-    entries: Sequence[Entry],
-    *,
-    event_kind: str | None,
-    at: dt.datetime,
-    by: Any,
+    submissions: Sequence[Submission], entries: Sequence[Entry], *, event: Event | None
 ) -> None:
     """Five multi-row INSERTs (more past the parameter limit), on any database."""
     sql.insert(submissions)
@@ -114,10 +114,12 @@ def write_table_by_table(
                 for player in players
             )
     sql.insert(members)
-    if event_kind is not None:
+    if event is not None:
         sql.insert(
             [
-                MatchEvent(match=e.match, kind=event_kind, at=at, by=by, details=e.details)
+                MatchEvent(
+                    match=e.match, kind=event.kind, at=event.at, by=event.by, details=e.details
+                )
                 for e in entries
             ]
         )
@@ -177,22 +179,45 @@ def _needs_prep(field_: models.Field[Any, Any]) -> bool:
     )
 
 
+def _plain_pre_save(field_: models.Field[Any, Any]) -> bool:
+    """True where ``pre_save`` only reads the attribute (no ``auto_now``, no file to
+    commit): the value is then read directly, without the call."""
+    if isinstance(field_, models.DateField):  # DateTimeField too: both read it unless auto
+        return not (field_.auto_now or field_.auto_now_add)
+    return type(field_).pre_save is models.Field.pre_save
+
+
+@dataclass(frozen=True, slots=True)
+class _Prep:
+    """How one INSERT column's value is taken from an instance."""
+
+    field: models.Field[Any, Any]
+    attname: str
+    column: str
+    plain: bool  # read the attribute, no pre_save
+    convert: bool  # then Django's get_db_prep_save
+
+
 @cache
-def _preps(model: type[models.Model]) -> list[tuple[models.Field[Any, Any], bool]]:
-    """The INSERT's columns with whether their values need Django's conversion (without
-    Match's ``submission``: the statement takes it from the submission it inserts)."""
-    return [(f, _needs_prep(f)) for f in _columns(model) if f.name != "submission"]
+def _preps(model: type[models.Model]) -> list[_Prep]:
+    """The INSERT's columns, each with how its value is read and whether it needs Django's
+    conversion (without Match's ``submission``: the statement takes it from the submission
+    it inserts)."""
+    return [
+        _Prep(f, f.attname, f.column, _plain_pre_save(f), _needs_prep(f))
+        for f in _columns(model)
+        if f.name != "submission"
+    ]
 
 
-def _row_values(
-    obj: models.Model, preps: list[tuple[models.Field[Any, Any], bool]], row: str
-) -> dict[str, Any]:
-    """``obj``'s column values named ``<row>__<column>``."""
+def _row_values(obj: models.Model, preps: list[_Prep], row: str, db: Any) -> dict[str, Any]:
+    """``obj``'s column values named ``<row>__<column>``, as ``pre_save`` and
+    ``get_db_prep_save`` (for the connection ``db``) give them."""
     values = {}
-    for field_, prep in preps:
-        raw = field_.pre_save(obj, add=True)
-        values[f"{row}__{field_.column}"] = (
-            field_.get_db_prep_save(raw, connection) if prep else raw
+    for prep in preps:
+        raw = getattr(obj, prep.attname) if prep.plain else prep.field.pre_save(obj, add=True)
+        values[f"{row}__{prep.column}"] = (
+            prep.field.get_db_prep_save(raw, db) if prep.convert else raw
         )
     return values
 
@@ -208,7 +233,7 @@ def _one_statement_sql(shape: tuple[tuple[int, ...], ...]) -> str:
     named as the comment above says)."""
     q = sql.quote
     sub_fields = _columns(Submission)
-    match_fields = [f for f, _prep in _preps(Match)]
+    match_fields = [prep.field for prep in _preps(Match)]
     match_columns = ", ".join(q(f.column) for f in match_fields)
     match_rows, side_rows, member_rows, event_rows = _value_rows(shape, match_fields)
     v_columns = ", ".join(f"v.{q(f.column)}" for f in match_fields)
@@ -297,17 +322,10 @@ class _Stored:
     external_id: str
 
 
-def _write_one_statement(
-    submission: Submission,
-    entries: Sequence[Entry],
-    *,
-    event_kind: str,
-    at: dt.datetime,
-    by: Any,
-) -> None:
+def _write_one_statement(submission: Submission, entries: Sequence[Entry], event: Event) -> None:
     statement = sql.Statement(
         _one_statement_sql(tuple(tuple(len(p) for _s, p in e.sides) for e in entries)),
-        _one_statement_params(submission, entries, event_kind=event_kind, at=at, by=by),
+        _one_statement_params(submission, entries, event),
     )
     stored = [_Stored(*row) for row in sql.execute(statement)]
     if len(stored) != len(entries):  # pragma: no cover - the database broke its contract
@@ -320,28 +338,25 @@ def _write_one_statement(
 
 
 def _one_statement_params(
-    submission: Submission,
-    entries: Sequence[Entry],
-    *,
-    event_kind: str,
-    at: dt.datetime,
-    by: Any,
+    submission: Submission, entries: Sequence[Entry], event: Event
 ) -> dict[str, Any]:
     """The values of :func:`_one_statement_sql`, by name."""
+    # The connection itself, not Django's proxy (which looks it up on every attribute).
+    db = connections[DEFAULT_DB_ALIAS]
     details = _field(MatchEvent, "details")
-    params = _row_values(submission, _preps(Submission), "s")
+    params = _row_values(submission, _preps(Submission), "s", db)
     params.update(
-        e__kind=str(event_kind),
-        e__at=_field(MatchEvent, "at").get_db_prep_save(at, connection),
-        e__by=getattr(by, "pk", by),
+        e__kind=str(event.kind),
+        e__at=_field(MatchEvent, "at").get_db_prep_save(event.at, db),
+        e__by=getattr(event.by, "pk", event.by),
     )
     match_preps = _preps(Match)
     for i, one in enumerate(entries):
         match, m = one.match, f"m{i}"
-        params.update(_row_values(match, match_preps, m))
+        params.update(_row_values(match, match_preps, m, db))
         params[f"{m}__month_played"] = match.date_played.replace(day=1)
         params[f"{m}__base"] = one.base
-        params[f"{m}__details"] = details.get_db_prep_save(one.details, connection)
+        params[f"{m}__details"] = details.get_db_prep_save(one.details, db)
         for k, (score, players) in enumerate(one.sides):
             params[f"d{i}_{k}__position"] = k + 1
             params[f"d{i}_{k}__score"] = score

@@ -131,5 +131,5 @@ def _store_revision(
         ),
         {},
     )
-    store.write([submission], [new], event_kind=None, at=now, by=by)
+    store.write([submission], [new], event=None)
     return new.match

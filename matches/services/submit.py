@@ -319,5 +319,7 @@ def _store(
             by_club[plan.match.club.pk] = submission
         plan.submission = submission
     entries = [entry(plan, {"channel": channel, "status": plan.status}) for plan in plans]
-    store.write(submissions, entries, event_kind=MatchEvent.Kind.SUBMITTED, at=now, by=submitted_by)
+    store.write(
+        submissions, entries, event=store.Event(MatchEvent.Kind.SUBMITTED, now, submitted_by)
+    )
     return [one.match for one in entries]

@@ -13,7 +13,15 @@ from django.forms.models import model_to_dict
 from django.test.utils import CaptureQueriesContext
 
 from matches import store
-from matches.models import Match, MatchEvent, Side, SideMember, Submission
+from matches.models import (
+    IdempotencyRecord,
+    Match,
+    MatchEvent,
+    Player,
+    Side,
+    SideMember,
+    Submission,
+)
 from matches.services import match_batch_submit
 from tests.matches.factories import UserFactory, match_payload
 
@@ -120,3 +128,13 @@ def test_several_submissions_in_one_batch_go_table_by_table(club, players, monke
         dt.datetime(2026, 3, 15, 9, tzinfo=dt.UTC),
         dt.datetime(2026, 3, 16, 9, tzinfo=dt.UTC),
     ]
+
+
+def test_a_column_is_read_directly_unless_pre_save_fills_it():
+    """The statement's values skip ``pre_save`` only where it would just read the attribute:
+    an ``auto_now_add`` column (none on the tables written here today) still gets it."""
+    assert not store._plain_pre_save(Player._meta.get_field("created_at"))
+    assert not store._plain_pre_save(IdempotencyRecord._meta.get_field("created_at"))
+    plain = [prep.column for prep in store._preps(Match) if prep.plain]
+    assert plain == [prep.column for prep in store._preps(Match)]
+    assert "received_at" in plain and "club_id" in plain and "submission_id" not in plain
