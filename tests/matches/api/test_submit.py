@@ -9,7 +9,7 @@ import pytest
 
 from matches.models import ApiKey, Match, MatchEvent, Side, SideMember, Submission
 from matches.services.tokens import token_digest
-from tests.matches.api.conftest import BERLIN, counts, errors_at
+from tests.matches.api.conftest import BERLIN, NOW, counts, errors_at
 from tests.matches.factories import SecretaryFactory, UserFactory, match_payload
 
 pytestmark = pytest.mark.django_db
@@ -117,6 +117,24 @@ def test_a_batch_of_known_matches_is_200_and_stores_nothing(as_secretary, table)
     assert again.status_code == 200
     assert (again.json()["created"], again.json()["unchanged"]) == (0, 2)
     assert counts() == before
+
+
+def test_a_batch_mixing_stored_and_new_matches_gives_each_its_own_receipt(as_secretary, table, now):
+    """The results of a batch are formatted once per receipt time and month: a match
+    already stored keeps the time it was received, the new one has this request's."""
+    post(as_secretary, table(id="earlier"))
+    now(NOW + dt.timedelta(hours=2))
+
+    response = post(as_secretary, {"matches": [table(id="earlier"), table(id="later")]})
+
+    assert response.status_code == 201, response.json()
+    earlier, later = response.json()["matches"]
+    assert (earlier["created"], later["created"]) == (False, True)
+    assert dt.datetime.fromisoformat(earlier["received_at"]) == NOW
+    assert dt.datetime.fromisoformat(later["received_at"]) == NOW + dt.timedelta(hours=2)
+    assert earlier["counting_month"] == later["counting_month"] == "2026-03"
+    stored = {m.external_id: m.received_at for m in Match.objects.all()}
+    assert stored == {"earlier": NOW, "later": NOW + dt.timedelta(hours=2)}
 
 
 def test_other_content_under_a_stored_id_is_refused(as_secretary, table):
@@ -411,6 +429,39 @@ def test_the_oldest_date_in_the_window_is_accepted(as_secretary, table, now):
 
     assert response.status_code == 201
     assert response.json()["counting_month"] == "2026-03"
+
+
+def test_bad_lines_of_a_batch_of_ten_are_named_line_by_line_and_nothing_is_stored(
+    as_secretary, table, players
+):
+    post(as_secretary, table(id="stored"))
+    changed = table(id="stored")
+    changed["sides"][0]["score"] = 58
+    before = counts()
+
+    def refused(bad: dict[int, dict], key: str) -> list[str]:
+        batch = [bad.get(i, table(id=f"ok{i}")) for i in range(10)]
+        response = post(as_secretary, {"matches": batch}, **{"Idempotency-Key": key})
+        assert response.status_code == 400, response.json()
+        return sorted(errors_at(response))
+
+    # Every bad line, each under its own index; the good ones are not mentioned.
+    assert refused(
+        {
+            2: _side(table, 1, score="abc"),
+            4: _side(table, 3, players=["P-999999"]),
+            9: _with(table, id="chess", discipline="chess"),
+        },
+        "bad-lines",
+    ) == ["matches[2].sides[1].score", "matches[4].sides[3].players[0]", "matches[9].discipline"]
+    # The clock and the stored matches are asked once the lines are well formed.
+    assert refused({5: _with(table, id="future", date="2026-03-21"), 7: changed}, "late") == [
+        "matches[5].date",
+        "matches[7].id",
+    ]
+    # Only the answers are kept for the keys: no match, side, member, submission or event.
+    assert counts() == {**before, "IdempotencyRecord": before["IdempotencyRecord"] + 2}
+    assert not Match.objects.filter(external_id__startswith="ok").exists()
 
 
 def test_a_batch_costs_the_same_queries_as_one_match(as_secretary, table):

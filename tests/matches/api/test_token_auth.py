@@ -117,3 +117,20 @@ def test_a_one_match_request_with_a_key_runs_the_statements_of_performance_md(
     assert len(queries) == (9 if connection.vendor == "postgresql" else 12), [
         q["sql"][:60] for q in queries
     ]
+
+
+def test_a_batch_of_ten_with_a_key_runs_the_same_statements_as_one_match(api, secretary, table):
+    """A batch reads its players, locks, reads the closed month and the stored revisions,
+    and writes its rows, the idempotency record included, in as many statements as one
+    match: none per match (docs/performance.md)."""
+    token = token_issue(user=secretary)[0]
+    post(api, table(id="warm-up"), token)  # first request of the process: caches warm
+    batch = {"matches": [table(id=f"counted-{n}") for n in range(10)]}
+    with CaptureQueriesContext(connection) as queries:
+        response = post(api, batch, token, HTTP_IDEMPOTENCY_KEY="counted-10")
+
+    assert response.status_code == 201, response.json()
+    assert response.json()["created"] == 10
+    assert len(queries) == (9 if connection.vendor == "postgresql" else 12), [
+        q["sql"][:60] for q in queries
+    ]
