@@ -31,8 +31,10 @@ What it does, every step bounded and on the loopback interface only:
    club with a fresh id, with an ``Idempotency-Key`` (unless ``--no-key``), after a short
    untimed warm-up;
    a scenario stops at the count or after ``--duration`` seconds.
-5. Reports matches accepted per second (201s over the wall time of the timed phase) and
-   the latency percentiles of the requests; checks that every accepted match was stored;
+5. Reports matches accepted per second (201s over the wall time of the timed phase), the
+   latency percentiles of the requests and each gunicorn worker's share of the server CPU
+   (a keep-alive connection stays with the worker that accepted it: two clients may share
+   one worker, and its GIL, or not, from run to run); checks that every accepted match was stored;
    writes the JSON to ``--out`` and, with ``--update-docs``, the table into
    docs/performance.md. Stops the server it started.
 
@@ -102,6 +104,13 @@ def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
     """CPU spent between two samples by the processes alive at the second (all of it for
     those started in between, such as the backends of new connections)."""
     return sum(spent - before.get(pid, 0.0) for pid, spent in after.items())
+
+
+def worker_shares(before: dict[int, float], after: dict[int, float]) -> list[float]:
+    """Each worker's share of the server CPU between two samples, largest first."""
+    spent = [after[pid] - before.get(pid, 0.0) for pid in after]
+    total = sum(spent)
+    return sorted((round(one / total, 2) for one in spent), reverse=True) if total else []
 
 
 def server_cpu(server: subprocess.Popen[bytes]) -> dict[int, float]:
@@ -674,7 +683,11 @@ def main() -> None:
             tag = f"{stamp}s{n}"
             cpu_before, db_before = server_cpu(server), database_cpu()
             run = drive(args, seeded, tag, batch, clients)
-            server_used = cpu_used(cpu_before, server_cpu(server))
+            cpu_after = server_cpu(server)
+            server_used = cpu_used(cpu_before, cpu_after)
+            # Which worker served the clients' keep-alive connections: with as few clients
+            # as workers, they may all share one process (and its GIL).
+            run["server_cpu_share_by_worker"] = worker_shares(cpu_before, cpu_after)
             db_used = cpu_used(db_before, database_cpu())
             run["cpu_pressure_after"] = cpu_pressure()
             # Includes the untimed warm-up requests, so divide by every request sent.
@@ -691,7 +704,8 @@ def main() -> None:
                 )
             print(
                 f"{batch} a request, {clients} clients: {run['matches_per_second']} matches/s, "
-                f"p50 {run['latency_ms']['p50']} ms, p99 {run['latency_ms']['p99']} ms",
+                f"p50 {run['latency_ms']['p50']} ms, p99 {run['latency_ms']['p99']} ms; "
+                f"server CPU by worker {run['server_cpu_share_by_worker']}",
                 flush=True,
             )
             runs.append(run)
