@@ -117,17 +117,23 @@ def bad_strings(document: Any, path: str = "") -> Iterator[tuple[str, str]]:
 
 def json_text_problems(text: str, document: Any) -> list[tuple[str, str]]:
     """:func:`bad_strings` of ``document``, decoded from the JSON ``text``; without walking
-    it when the text can hold no refused character (none in the text itself, no ``\\u``
-    escape): one regex scan instead of a walk over every node of a large game record."""
+    it when the text can hold no refused character (:func:`json_may_hold_refused`): one
+    regex scan instead of a walk over every node of a large game record."""
     if not json_may_hold_refused(text):
         return []
     return list(bad_strings(document))
 
 
+# The JSON escapes that can decode to a refused character: ``\u`` (any), ``\b`` (U+0008)
+# and ``\f`` (U+000C).
+_REFUSABLE_ESCAPES = ("\\u", "\\b", "\\f")
+
+
 def json_may_hold_refused(text: str) -> bool:
     """False when the JSON ``text`` cannot decode to a refused character: none stands in
-    it and it has no ``\\u`` escape (one regex scan; True may be a false alarm)."""
-    return "\\u" in text or _BAD.search(text) is not None
+    it and no escape can give one (True may be a false alarm, e.g. an escaped backslash
+    followed by a ``u``)."""
+    return any(escape in text for escape in _REFUSABLE_ESCAPES) or _BAD.search(text) is not None
 
 
 def scrub(value: Any) -> Any:

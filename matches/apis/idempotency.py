@@ -105,7 +105,7 @@ def _json(data: object) -> object:
     character PostgreSQL's ``jsonb`` cannot hold (a NUL, a lone surrogate echoed in an error
     message) replaced: storing an error body never fails."""
     text = json.dumps(data, cls=DjangoJSONEncoder)
-    # json.dumps escapes every non-ASCII character: only a \u escape can be a refused one.
+    # json.dumps escapes every control and non-ASCII character: only an escape can give one.
     return scrub(json.loads(text)) if json_may_hold_refused(text) else json.loads(text)
 
 

@@ -19,7 +19,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fido.text import bad_strings, scrub, text_problem
+from fido.text import bad_strings, json_text_problems, scrub, text_problem
 from matches import sql
 from matches.apis.idempotency import _json
 from matches.models import IdempotencyRecord
@@ -115,7 +115,7 @@ def test_the_idempotency_store_never_fails_on_an_error_body() -> None:
     assert "\x00" not in json.dumps(stored) and "\\u0000" not in json.dumps(stored)
 
 
-@pytest.mark.parametrize("refused", ["\x85", "\u2066", "\ud800", "\x00"])
+@pytest.mark.parametrize("refused", ["\x85", "\u2066", "\ud800", "\x00", "\x08", "\x0c"])
 def test_a_refused_character_in_a_stored_body_is_replaced_wherever_it_stands(refused) -> None:
     """The stored body is scrubbed when its JSON text holds an escape (json.dumps escapes
     every non-ASCII character), whether the character is in a value or a key."""
@@ -128,6 +128,12 @@ def test_a_refused_character_in_a_stored_body_is_replaced_wherever_it_stands(ref
             "k\ufffd": 1,
         }
     )
+
+
+@pytest.mark.parametrize("escape", ["\\b", "\\f", "\\u0008", "\\u202e"])
+def test_a_refused_character_sent_as_a_json_escape_is_found(escape) -> None:
+    text = f'{{"records": {{"note": "a{escape}b"}}}}'
+    assert [path for path, _ in json_text_problems(text, json.loads(text))] == ["records.note"]
 
 
 def test_a_clean_body_is_stored_as_json_gives_it_back() -> None:
