@@ -17,7 +17,8 @@ Two paths give the same arrays. On PostgreSQL the rows travel as ``COPY ... TO S
 (FORMAT binary)``: the raw protocol messages are appended to one buffer and parsed with
 a single ``np.frombuffer`` (every field is fixed-width and NOT NULL, so a tuple is a
 fixed-size record), never row by row in Python; the window's records are checked and
-copied into columns block by block, each block read from memory once. ``streams``
+copied into columns block by block as they arrive, while the rest is still being read
+(the raw stream is never held whole). ``streams``
 connections read disjoint block ranges of the table in parallel, all inside one exported
 snapshot, so they see exactly what a single reader would. Elsewhere (SQLite) the same statements of
 :mod:`rankings.sql` feed NumPy. The caller owns the transaction (and its snapshot):
@@ -69,6 +70,18 @@ _SIDE_TYPES = {
 SIDE_COLUMNS: tuple[tuple[str, str], ...] = tuple(
     (name, _SIDE_TYPES[name]) for name in sql.WINDOW_SIDE_COLUMNS
 )
+
+
+def record_dtype(columns: Iterable[tuple[str, str]]) -> np.dtype[Any]:
+    """The record of one binary COPY tuple of fixed-width, NOT NULL ``columns``: a field
+    count, then a length word and the value of each column (big-endian)."""
+    fields: list[tuple[str, str]] = [("_count", ">i2")]
+    for name, code in columns:
+        fields += [(f"_len_{name}", ">i4"), (name, code)]
+    return np.dtype(fields)
+
+
+_SIDE_RECORD = record_dtype(SIDE_COLUMNS)
 
 
 def uses_copy() -> bool:
@@ -175,50 +188,105 @@ def _sides_copy(
         condition = f"{condition} AND {sql.shard_condition()}"
         params = {**params, "shard": int(shard[0]), "shards": int(shard[1])}
     where = _literal_where(condition, params)
+    pages, per_page = _relation_pages(table)
+    bounds = [pages * i // streams for i in range(streams)] + [pages + 1]
     queries: list[str] = []
-    if streams == 1:
-        queries.append(f"SELECT {columns} FROM {table} WHERE {where}")  # noqa: S608
-    else:
-        pages = _relation_pages(table)
-        bounds = [pages * i // streams for i in range(streams)] + [pages + 1]
-        for low, high in itertools.pairwise(bounds):
-            queries.append(
-                f"SELECT {columns} FROM {table} WHERE {where} "  # noqa: S608
-                f"AND ctid >= '({low},0)'::tid AND ctid < '({high},0)'::tid"
-            )
-    buffers = read_copies([f"COPY ({q}) TO STDOUT (FORMAT binary)" for q in queries])
-    records = [parse_binary_copy(buf, SIDE_COLUMNS, check=False) for buf in buffers]
-    total = sum(len(r) for r in records)
-    out: dict[str, Any] = {
-        "match_id": np.empty(total, dtype=np.int64),
-        "month_played": np.empty(total, dtype=np.int32),
-        "counting_month": np.empty(total, dtype=np.int32),
-        "base": np.empty(total, dtype=np.float64),
-        "side_no": np.empty(total, dtype=np.int16),
-        "score": np.empty(total, dtype=np.float64),
-        "player": np.empty(total, dtype=np.int64),
-    }
-    start = 0
-    while records:
-        part = records.pop(0)
-        buffers.pop(0)
-        # Block by block, so that a block of records is read from memory once for its
-        # checks and its seven columns (whole columns of 62-byte records would read the
-        # buffer fifteen times).
-        for low in range(0, len(part), _PARSE_BLOCK):
-            block = part[low : low + _PARSE_BLOCK]
-            check_binary_records(block, SIDE_COLUMNS)
-            rows = slice(start + low, start + low + len(block))
-            out["match_id"][rows] = block["match_id"]
-            pg_dates_to_month_index(block["month_played"], out["month_played"][rows])
-            pg_dates_to_month_index(block["counting_month"], out["counting_month"][rows])
-            out["base"][rows] = block["base"]
-            out["side_no"][rows] = block["side_position"]
-            out["score"][rows] = block["score"]
-            out["player"][rows] = block["player_id"]
-        start += len(part)
-        del part
+    readers: list[_SideStream] = []
+    for low, high in itertools.pairwise(bounds):
+        pages_read = f"AND ctid >= '({low},0)'::tid AND ctid < '({high},0)'::tid"
+        query = f"SELECT {columns} FROM {table} WHERE {where}"  # noqa: S608
+        queries.append(query if streams == 1 else f"{query} {pages_read}")
+        readers.append(_SideStream(capacity=(high - low) * per_page))
+    drain_copies(
+        [f"COPY ({q}) TO STDOUT (FORMAT binary)" for q in queries],
+        [reader.feed for reader in readers],
+        block_bytes=_PARSE_BLOCK * _SIDE_RECORD.itemsize,
+    )
+    total = sum(reader.rows for reader in readers)
+    out: dict[str, Any] = {}
+    for name, (_, dtype) in _SIDE_OUT.items():
+        # Column by column, each stream's column freed as soon as it is copied.
+        out[name] = np.empty(total, dtype=dtype)
+        start = 0
+        for reader in readers:
+            part = reader.take(name)
+            out[name][start : start + len(part)] = part
+            start += len(part)
+            del part
     return fladub.Sides(**out)
+
+
+# Sides' column -> (the COPY column, its native dtype).
+_SIDE_OUT: dict[str, tuple[str, Any]] = {
+    "match_id": ("match_id", np.int64),
+    "month_played": ("month_played", np.int32),
+    "counting_month": ("counting_month", np.int32),
+    "base": ("base", np.float64),
+    "side_no": ("side_position", np.int16),
+    "score": ("score", np.float64),
+    "player": ("player_id", np.int64),
+}
+
+
+class _SideStream:
+    """One stream's rows of the window, parsed block by block while the rows still arrive.
+
+    :func:`drain_copies` hands :meth:`feed` the stream's bytes in blocks of whole protocol
+    messages: the first block begins with the binary COPY header, the last one ends with
+    the trailer (a message of its own), every other message is one fixed-size record. Each
+    block is checked (:func:`check_binary_records`) and copied into native columns at once,
+    so the raw stream (some 60 bytes a row) is never held whole and its parsing overlaps
+    the reading of the rest.
+
+    The columns are allocated for ``capacity`` rows (as many as the pages read can hold):
+    memory the kernel only provides where rows are written, so that no column is ever
+    reallocated or pieced together (freed pieces fragment the heap, and the process's
+    peak grows by the columns' size). More rows than that (impossible for a table's page
+    range) would grow the columns."""
+
+    def __init__(self, capacity: int) -> None:
+        self.rows = 0
+        self._header_seen = False
+        self._trailer_seen = False
+        self._columns = {name: np.empty(capacity, dtype) for name, (_, dtype) in _SIDE_OUT.items()}
+
+    def feed(self, block: bytearray) -> None:
+        view = memoryview(block)
+        if not self._header_seen:
+            view = view[_header_length(view) :]
+            self._header_seen = True
+        if self._trailer_seen:
+            raise ValueError("binary COPY stream goes on after its trailer")
+        size = _SIDE_RECORD.itemsize
+        if len(view) % size == 2 and bytes(view[-2:]) == b"\xff\xff":
+            view, self._trailer_seen = view[:-2], True
+        if len(view) % size:
+            raise ValueError("binary COPY stream is not made of fixed-size tuples (a NULL?)")
+        records = np.frombuffer(view, dtype=_SIDE_RECORD)
+        self._reserve(self.rows + len(records))
+        for low in range(0, len(records), _PARSE_BLOCK):
+            part = records[low : low + _PARSE_BLOCK]
+            check_binary_records(part, SIDE_COLUMNS)
+            rows = slice(self.rows, self.rows + len(part))
+            for name, (column, dtype) in _SIDE_OUT.items():
+                if dtype is np.int32:  # a date
+                    pg_dates_to_month_index(part[column], self._columns[name][rows])
+                else:
+                    self._columns[name][rows] = part[column]
+            self.rows += len(part)
+
+    def _reserve(self, rows: int) -> None:
+        for name, column in self._columns.items():
+            if len(column) < rows:
+                grown = np.empty(max(rows, 2 * len(column)), dtype=column.dtype)
+                grown[: self.rows] = column[: self.rows]
+                self._columns[name] = grown
+
+    def take(self, name: str) -> Any:
+        """The column's rows (once: the stream lets go of it)."""
+        if not self._trailer_seen:
+            raise ValueError("binary COPY stream without its trailer")
+        return self._columns.pop(name)[: self.rows]
 
 
 def pg_dates_to_month_index(
@@ -262,13 +330,18 @@ def _literal_where(template: str, params: dict[str, Any]) -> str:
     return template % literals
 
 
-def _relation_pages(table: str) -> int:
+def _relation_pages(table: str) -> tuple[int, int]:
+    """The table's size in pages and the most tuples a page can hold (PostgreSQL's
+    ``MaxHeapTuplesPerPage``: a page header of 24 bytes, then per tuple a 4-byte line
+    pointer and a header of at least 24 bytes)."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pg_relation_size(%s::regclass) / current_setting('block_size')::int", [table]
+            "SELECT pg_relation_size(%s::regclass) / current_setting('block_size')::int, "
+            "(current_setting('block_size')::int - 24) / 28",
+            [table],
         )
-        (pages,) = cursor.fetchone()
-    return int(pages)
+        pages, per_page = cursor.fetchone()
+    return int(pages), int(per_page)
 
 
 # --- raw binary COPY --------------------------------------------------------------------------
@@ -278,15 +351,43 @@ def read_copies(statements: list[str], streams: int | None = None) -> list[bytea
     """Run ``COPY ... TO STDOUT`` statements on ``streams`` connections in parallel (default:
     one per statement): Django's, in its transaction, and extra ones that import its
     snapshot, so that every statement sees the same data. Results in statement order."""
+    results = [bytearray() for _ in statements]
+
+    def keeper(index: int) -> Callable[[bytearray], None]:
+        def keep(whole: bytearray) -> None:  # called once: block_bytes is None
+            results[index] = whole
+
+        return keep
+
+    drain_copies(statements, [keeper(i) for i in range(len(statements))], streams=streams)
+    return results
+
+
+def drain_copies(
+    statements: list[str],
+    sinks: list[Callable[[bytearray], None]],
+    *,
+    streams: int | None = None,
+    block_bytes: int | None = None,
+) -> None:
+    """:func:`read_copies`, each statement's bytes handed to its sink as they arrive: in
+    blocks of whole protocol messages of at least ``block_bytes`` (:func:`_drain_copy`),
+    or with ``block_bytes`` None whole, in one call. A sink runs in the thread that reads
+    its statement, while the other streams go on reading."""
     connection.ensure_connection()
     raw = connection.connection
     assert raw is not None  # noqa: S101
     count = len(statements)
     workers = count if streams is None else max(1, min(streams, count))
+
+    def drain(conn: Any, index: int) -> None:
+        _drain_copy(conn, statements[index], sinks[index], block_bytes=block_bytes)
+
     if workers <= 1:
-        return [_read_copy(raw, statement) for statement in statements]
+        for index in range(count):
+            drain(raw, index)
+        return
     snapshot = _export_snapshot(raw)
-    results: list[bytearray | None] = [None] * count
     pending = iter(range(count))
     lock = threading.Lock()
     extras = [extra_connection() for _ in range(workers - 1)]
@@ -297,14 +398,13 @@ def read_copies(statements: list[str], streams: int | None = None) -> list[bytea
                 index = next(pending, None)
             if index is None:
                 return
-            results[index] = _read_copy(conn, statements[index])
+            drain(conn, index)
 
     def prepare() -> None:
         for extra in extras:
             _import_snapshot(extra, snapshot)
 
     run_on_connections(raw, extras, work, prepare=prepare)
-    return [r for r in results if r is not None]
 
 
 def run_on_connections(
@@ -478,16 +578,10 @@ def parse_binary_copy(
     """
     columns = list(columns)
     view = memoryview(buffer)
-    if bytes(view[:11]) != PGCOPY_SIGNATURE:
-        raise ValueError("not a binary COPY stream")
-    extension = int.from_bytes(view[15:19], "big")
-    start = 19 + extension
+    start = _header_length(view)
     if bytes(view[-2:]) != b"\xff\xff":
         raise ValueError("binary COPY stream without its trailer")
-    fields: list[tuple[str, str]] = [("_count", ">i2")]
-    for name, code in columns:
-        fields += [(f"_len_{name}", ">i4"), (name, code)]
-    dtype = np.dtype(fields)
+    dtype = record_dtype(columns)
     body = view[start:-2]
     if len(body) % dtype.itemsize:
         raise ValueError("binary COPY stream is not made of fixed-size tuples (a NULL?)")
@@ -495,6 +589,14 @@ def parse_binary_copy(
     if check:
         check_binary_records(records, columns)
     return records
+
+
+def _header_length(view: memoryview) -> int:
+    """The length of a binary COPY stream's header (signature, flags, extension area);
+    ValueError when ``view`` does not begin with one."""
+    if len(view) < 19 or bytes(view[:11]) != PGCOPY_SIGNATURE:
+        raise ValueError("not a binary COPY stream")
+    return 19 + int.from_bytes(view[15:19], "big")
 
 
 def check_binary_records(records: Any, columns: Iterable[tuple[str, str]]) -> None:

@@ -277,3 +277,48 @@ def test_a_drained_copy_comes_in_blocks_that_join_to_the_whole_read() -> None:
     )
     assert len(whole) > 4_000_000 and b"".join(blocks) == whole
     assert len(blocks) > 1 and all(len(b) >= 65536 for b in blocks[:-1])
+
+
+def _side_messages(rows: int) -> tuple[bytes, list[bytes]]:
+    """A binary COPY stream of the window's columns, whole and as the server's messages
+    (the header travels with the first tuple, the trailer alone)."""
+    rng = np.random.default_rng(5)
+    records = np.zeros(rows, dtype=loader.record_dtype(loader.SIDE_COLUMNS))
+    records["_count"] = len(loader.SIDE_COLUMNS)
+    for name, code in loader.SIDE_COLUMNS:
+        records[f"_len_{name}"] = np.dtype(code).itemsize
+        records[name] = rng.integers(0, 9000, rows)
+    header = loader.PGCOPY_SIGNATURE + bytes(8)
+    tuples = [records[i : i + 1].tobytes() for i in range(rows)]
+    return header + b"".join(tuples) + b"\xff\xff", [header + tuples[0], *tuples[1:], b"\xff\xff"]
+
+
+def test_the_window_parsed_block_by_block_equals_the_whole_parse() -> None:
+    whole, messages = _side_messages(50)
+    expected = loader.parse_binary_copy(whole, loader.SIDE_COLUMNS)
+    for per_block in (1, 3, 7, len(messages)):
+        stream = loader._SideStream(capacity=4)  # too small: the columns grow
+        for i in range(0, len(messages), per_block):
+            stream.feed(bytearray(b"".join(messages[i : i + per_block])))
+        assert stream.rows == 50
+        for name, (column, _) in loader._SIDE_OUT.items():
+            got, raw = stream.take(name), expected[column]
+            want = loader.pg_dates_to_month_index(raw) if "month" in name else raw
+            assert np.array_equal(got, want), (per_block, name)
+
+
+def test_a_window_stream_refuses_a_null_a_cut_stream_and_data_after_the_end() -> None:
+    _, messages = _side_messages(3)
+    short = loader._SideStream(capacity=10)
+    with pytest.raises(ValueError, match="fixed-size tuples"):
+        short.feed(bytearray(messages[0] + messages[1][:-8]))  # a NULL: 8 bytes missing
+    cut = loader._SideStream(capacity=10)
+    cut.feed(bytearray(b"".join(messages[:-1])))
+    with pytest.raises(ValueError, match="without its trailer"):
+        cut.take("player")
+    after = loader._SideStream(capacity=10)
+    after.feed(bytearray(b"".join(messages)))
+    with pytest.raises(ValueError, match="after its trailer"):
+        after.feed(bytearray(messages[1]))
+    with pytest.raises(ValueError, match="not a binary COPY"):
+        loader._SideStream(capacity=10).feed(bytearray(b"rank,player\n"))
