@@ -160,7 +160,8 @@ def month_close(
             del ranking
             try:
                 tracker.stage("publish")
-                seal.list_seal(attempt.pk, inputs)
+                with writer.entries_analyzed():  # the statistics, as the list is sealed
+                    seal.list_seal(attempt.pk, inputs)
                 published = list_publish(attempt.pk)
             except BaseException:
                 _mark_failed(attempt.pk)
@@ -303,7 +304,6 @@ def _write(
             attempt = new_attempt()
             count = writer.write_entries(ranking_list=attempt, ranking=ranking)
             RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
-    writer.analyze_entries()
     tracker.stage_done()
     return attempt
 

@@ -109,3 +109,40 @@ def test_several_streams_keep_each_tie_in_list_order(settings, monkeypatch) -> N
     )
     tie = sorted(str(p.player_id) for p in winners[1:])
     assert read_back == [(1, winners[0].player_id)] + [(2, player_id) for player_id in tie]
+
+
+def _analyses() -> int:
+    from django.db import connection
+
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT analyze_count FROM pg_stat_user_tables WHERE relname = %s",
+            [RankingEntry._meta.db_table],
+        )
+        return int(cursor.fetchone()[0])
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_entries_are_analysed_alongside_the_seal_and_done_when_it_ends() -> None:
+    before = _analyses()
+    with writer.entries_analyzed():
+        pass
+    assert _analyses() == before + 1
+    # The body's error wins, and the ANALYZE still ran to its end first.
+    with pytest.raises(RuntimeError, match="the seal failed"), writer.entries_analyzed():
+        raise RuntimeError("the seal failed")
+    assert _analyses() == before + 2
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db
+def test_inside_a_transaction_the_entries_are_analysed_on_its_connection_after_the_body(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    steps: list[str] = []
+    monkeypatch.setattr(writer, "extra_connection", lambda: pytest.fail("no extra connection"))
+    monkeypatch.setattr(writer, "analyze_entries", lambda: steps.append("analyze"))
+    with writer.entries_analyzed():
+        steps.append("body")
+    assert steps == ["body", "analyze"]
