@@ -43,14 +43,8 @@ def projected_list(discipline: str) -> Projected | None:
 
 def projection_info(found: RankingList | sql.ProjectionRow) -> ListInfo:
     """A projected list's row as readers see a list (no query)."""
-    return ListInfo(
-        id=found.id,
-        discipline=found.discipline,
-        month=found.month,
-        version=found.version,
-        entry_count=found.entry_count,
-        published_at=None,
-    )
+    row = (found.id, found.discipline, found.month, found.version, found.entry_count)
+    return ListInfo(*row, published_at=None)
 
 
 def projected_entry(projected: Projected, player_pk: int) -> EntryInfo | None:
