@@ -18,7 +18,7 @@ rows that show FLADUB (:func:`cents_decimal`, integer cents to the exact Decimal
 from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
-from typing import overload
+from typing import Protocol, overload
 
 FLADUB_PLACES = 2
 WEIGHT_PLACES = 4
@@ -48,3 +48,33 @@ def cents_decimal(cents: int | None) -> Decimal | None: ...
 def cents_decimal(cents: int | None) -> Decimal | None:
     """Integer cents as the exact FLADUB: 917 -> ``Decimal("9.17")``; None stays None."""
     return None if cents is None else Decimal(cents) / 100
+
+
+class _TwoLists(Protocol):
+    old_rank: int | None
+    new_rank: int | None
+    old_cents: int | None
+    new_cents: int | None
+
+
+class TwoListsMove:
+    """What a row comparing a player's place in two lists means (the review's movers, the
+    difference of two versions of a list): its FLADUB in each from integer cents, and the
+    places moved. None stands for "not on that list"."""
+
+    __slots__ = ()
+
+    @property
+    def old_fladub(self: _TwoLists) -> Decimal | None:
+        return cents_decimal(self.old_cents)
+
+    @property
+    def new_fladub(self: _TwoLists) -> Decimal | None:
+        return cents_decimal(self.new_cents)
+
+    @property
+    def places(self: _TwoLists) -> int | None:
+        """Places moved: positive up, negative down; None when the player is on one list only."""
+        if self.old_rank is None or self.new_rank is None:
+            return None
+        return self.old_rank - self.new_rank

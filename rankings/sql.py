@@ -36,7 +36,6 @@ import datetime as dt
 import re
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connection, models
@@ -46,7 +45,7 @@ from matches.models import Club, Match, MatchEvent, Player, SideMember
 from matches.months import Month
 
 from .models import CurrentList, EntryFigures, RankingEntry, RankingList
-from .numbers import cents_decimal
+from .numbers import TwoListsMove
 
 M = TypeVar("M", bound=models.Model)
 R = TypeVar("R")
@@ -1309,30 +1308,15 @@ def clubs_by_id(limit: int) -> Statement:
 
 
 @dataclass(frozen=True, slots=True)
-class DiffRow:
+class DiffRow(TwoListsMove):
     """A player whose place or FLADUB differs between two lists (None: not on that list)."""
 
     player_id: str
     name: str
     old_rank: int | None
     new_rank: int | None
-    old_fladub_cents: int | None
-    new_fladub_cents: int | None
-
-    @property
-    def moved(self) -> int | None:
-        """Places moved up (negative: down); None when the player is on one list only."""
-        if self.old_rank is None or self.new_rank is None:
-            return None
-        return self.old_rank - self.new_rank
-
-    @property
-    def old_fladub(self) -> Decimal | None:
-        return cents_decimal(self.old_fladub_cents)
-
-    @property
-    def new_fladub(self) -> Decimal | None:
-        return cents_decimal(self.new_fladub_cents)
+    old_cents: int | None
+    new_cents: int | None
 
 
 DIFF_ROW = Select(
@@ -1341,8 +1325,8 @@ DIFF_ROW = Select(
     name="p.name",
     old_rank="d.old_rank",
     new_rank="d.new_rank",
-    old_fladub_cents="d.old_f",
-    new_fladub_cents="d.new_f",
+    old_cents="d.old_f",
+    new_cents="d.new_f",
 )
 # Every player of either list with both places (a UNION of two probes on the index
 # (ranking_list, player): SQLite before 3.39 has no FULL JOIN), then only the changed ones.

@@ -15,6 +15,8 @@ Both derive from ``RuleError`` so callers can catch either with one clause.
 
 from __future__ import annotations
 
+from matches.rules.i18n import _
+
 
 class RuleError(Exception):
     """Base class: the record was refused; ``path`` and ``message`` say where and why."""
@@ -64,3 +66,9 @@ class IllegalMove(RuleError):
             "rule": self.rule,
             "message": self.message,
         }
+
+
+def must_play_message(player: str, can: object) -> str:
+    """Why ``player`` may not pass or draw: they can place ``can`` (RULES 3.4); the one
+    wording of that refusal in every variant that has it."""
+    return _("%(player)s can place %(can)s and must play") % {"player": player, "can": can}

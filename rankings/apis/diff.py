@@ -43,7 +43,7 @@ class DiffRowOutput(serializers.Serializer):
     old_rank = serializers.IntegerField(source="row.old_rank", allow_null=True)
     new_rank = serializers.IntegerField(source="row.new_rank", allow_null=True)
     moved = serializers.IntegerField(
-        source="row.moved",
+        source="row.places",
         allow_null=True,
         help_text="places moved up (negative: down); null: on one list only",
     )

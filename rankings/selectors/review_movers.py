@@ -13,42 +13,20 @@ entries, the two counts, the names and the old figures of the players shown).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import Decimal
 
 from django.db.models import Exists, OuterRef
 
 from matches.models import Player
 
 from ..models import RankingEntry
-from ..numbers import cents_decimal
-from ..sql import ListInfo
+from ..sql import DiffRow, ListInfo
 
 SHOWN = 10
 
 
-@dataclass(frozen=True)
-class Mover:
-    player_id: str
-    name: str
-    old_rank: int | None
-    new_rank: int | None
-    old_cents: int | None
-    new_cents: int | None
-
-    @property
-    def old_fladub(self) -> Decimal | None:
-        return cents_decimal(self.old_cents)
-
-    @property
-    def new_fladub(self) -> Decimal | None:
-        return cents_decimal(self.new_cents)
-
-    @property
-    def places(self) -> int | None:
-        """Places moved: positive up, negative down; None for a new entry or a drop-out."""
-        if self.old_rank is None or self.new_rank is None:
-            return None
-        return self.old_rank - self.new_rank
+Mover = DiffRow
+"""A player of the projection moved, new or gone against the current list: a row of the
+difference of two lists, as the published lists' diff shows it."""
 
 
 @dataclass(frozen=True)

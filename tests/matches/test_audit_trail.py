@@ -10,7 +10,6 @@ new event, and not after it.
 from __future__ import annotations
 
 import datetime as dt
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import models
@@ -39,11 +38,10 @@ from matches.services import (
 from matches.validation import InvalidSubmission
 from rankings.models import CloseRun, RankingEntry, RankingList
 from rankings.services.close_run import close_run_create
+from tests.clock import BERLIN, NOW
 from tests.matches.factories import AdminFactory, ClubFactory, PlayerFactory, match_payload
 
 pytestmark = pytest.mark.django_db
-BERLIN = ZoneInfo("Europe/Berlin")
-NOW = dt.datetime(2026, 3, 20, 12, 0, tzinfo=BERLIN)
 AUDIT_MODELS: list[type[models.Model]] = [
     Submission,
     MatchEvent,

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-from zoneinfo import ZoneInfo
 
 import pytest
 
 from matches.months import Month, Rejection, classify, deadline, local_month
+from tests.clock import BERLIN
 
-BERLIN = ZoneInfo("Europe/Berlin")
 UTC = dt.UTC
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import IntegrityError, transaction
@@ -22,6 +21,7 @@ from matches.services import (
     player_merge,
 )
 from matches.validation import InvalidSubmission
+from tests.clock import BERLIN, NOW
 from tests.matches.factories import (
     AdminFactory,
     ClubFactory,
@@ -31,8 +31,6 @@ from tests.matches.factories import (
 )
 
 pytestmark = pytest.mark.django_db
-BERLIN = ZoneInfo("Europe/Berlin")
-NOW = dt.datetime(2026, 3, 20, 12, 0, tzinfo=BERLIN)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Sequence
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from matches.audit import recording
 from matches.models import Club, Player
@@ -14,9 +13,8 @@ from matches.services import match_batch_submit
 from rankings import fladub
 from rankings.models import RankingList
 from rankings.services.close import month_close
+from tests.clock import BERLIN
 from tests.matches.factories import match_payload
-
-BERLIN = ZoneInfo("Europe/Berlin")
 
 
 def received(day: dt.date, hour: int = 20) -> dt.datetime:

@@ -36,7 +36,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
-from matches.rules.errors import IllegalMove, RecordError
+from matches.rules.errors import IllegalMove, RecordError, must_play_message
 from matches.rules.i18n import _, ngettext
 from matches.rules.model import DRAW, PASS, PLAY, GameRecord, Move, Record, Scoresheet
 from matches.rules.report import (
@@ -307,12 +307,7 @@ class _Replay:
         """A player who can place a tile must (RULES 3.4): ``rule`` names the refusal."""
         can = self.playable(hand)
         if can is not None:
-            raise self.illegal(
-                n,
-                player,
-                rule,
-                _("%(player)s can place %(can)s and must play") % {"player": player, "can": can},
-            )
+            raise self.illegal(n, player, rule, must_play_message(player, can))
 
     def check_turn(
         self, n: int, player: str, mv: Move, turn: int, opening: tuple[str, Tile] | None

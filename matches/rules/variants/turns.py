@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol, cast
 
-from matches.rules.errors import IllegalMove
+from matches.rules.errors import IllegalMove, must_play_message
 from matches.rules.i18n import _, ngettext
 from matches.rules.model import GameRecord, Move
 from matches.rules.report import BLOCKED, DOMINO
@@ -272,12 +272,7 @@ class Table:
             )
         can = self.playable_in(player)
         if can is not None:
-            raise self.illegal(
-                n,
-                player,
-                rule,
-                _("%(player)s can place %(can)s and must play") % {"player": player, "can": can},
-            )
+            raise self.illegal(n, player, rule, must_play_message(player, can))
 
     def pass_(self, n: int, mv: Move) -> None:
         player = cast(str, mv.player)

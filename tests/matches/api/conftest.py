@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable, Iterator
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
 from rest_framework.test import APIClient
@@ -18,6 +17,7 @@ from matches.models import (
     SideMember,
     Submission,
 )
+from tests.clock import NOW
 from tests.matches.factories import (
     AdminFactory,
     ClubFactory,
@@ -26,9 +26,7 @@ from tests.matches.factories import (
     match_payload,
 )
 
-BERLIN = ZoneInfo("Europe/Berlin")
 # The clock of every API test unless a test sets another: a Friday in March 2026.
-NOW = dt.datetime(2026, 3, 20, 12, 0, tzinfo=BERLIN)
 
 
 def counts() -> dict[str, int]:

@@ -6,17 +6,15 @@ import datetime as dt
 import re
 from collections.abc import Callable
 from html import unescape
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
 
 from matches.models import Club, Match, MatchEvent, Player, Side, SideMember, Submission
+from tests.clock import NOW
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
 
-BERLIN = ZoneInfo("Europe/Berlin")
 # The clock of every page test unless a test sets another: a Friday in March 2026.
-NOW = dt.datetime(2026, 3, 20, 12, 0, tzinfo=BERLIN)
 
 
 def form_fields(sides: list[tuple[str, str]], **fields: str | None) -> dict[str, str]:

@@ -8,7 +8,6 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from html import unescape
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.test import Client
@@ -17,8 +16,8 @@ from matches.audit import recording
 from matches.models import Player
 from matches.months import Month
 from rankings.models import CurrentList, RankingEntry, RankingList
+from tests.clock import BERLIN
 
-BERLIN = ZoneInfo("Europe/Berlin")
 NOW = dt.datetime(2026, 5, 10, 12, 0, tzinfo=BERLIN)
 
 # (player, rank, FLADUB cents, results counted, previous rank or None)
