@@ -11,8 +11,8 @@ import pytest
 
 from matches.models import Match
 from tests.browser.conftest import log_in
+from tests.clock import BERLIN
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
-from tests.rankings.factories import BERLIN
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -11,8 +11,9 @@ import pytest
 
 from matches.models import Match
 from tests.browser.conftest import log_in
+from tests.clock import BERLIN
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
-from tests.rankings.factories import BERLIN, after_deadline, close, submit_table
+from tests.rankings.factories import after_deadline, close, submit_table
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

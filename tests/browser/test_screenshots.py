@@ -19,7 +19,7 @@ from django.core.management import call_command
 from matches.demo import DEMO_ADMIN, DEMO_SECRETARY
 from rankings.models import RankingEntry
 from tests.browser.conftest import log_in
-from tests.rankings.factories import BERLIN
+from tests.clock import BERLIN
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 

@@ -26,8 +26,9 @@ from matches import clock
 from matches.disciplines import DISCIPLINES
 from matches.models import Match
 from rankings.services.close import month_close
+from tests.clock import BERLIN
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
-from tests.rankings.factories import BERLIN, after_deadline, submit_table
+from tests.rankings.factories import after_deadline, submit_table
 
 LOCALE = Path(settings.BASE_DIR) / "locale" / "de" / "LC_MESSAGES"
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import connection
@@ -23,10 +22,10 @@ from matches.models import (
     Submission,
 )
 from matches.services import match_batch_submit
+from tests.clock import NOW
 from tests.matches.factories import UserFactory, match_payload
 
 pytestmark = pytest.mark.django_db
-NOW = dt.datetime(2026, 3, 20, 12, 0, tzinfo=ZoneInfo("Europe/Berlin"))
 
 
 def batch(club, players, prefix: str) -> list[dict[str, Any]]:

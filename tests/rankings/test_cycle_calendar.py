@@ -19,8 +19,9 @@ from matches.disciplines import CODES
 from rankings import ical
 from rankings.selectors.cycle_calendar import cycle_dates
 from rankings.services.holds import close_hold_set
+from tests.clock import BERLIN
 from tests.matches.factories import ClubFactory, PlayerFactory, UserFactory
-from tests.rankings.factories import BERLIN, close, submit_table
+from tests.rankings.factories import close, submit_table
 
 NOW = dt.datetime(2026, 5, 10, 12, 0, tzinfo=BERLIN)
 

@@ -17,8 +17,9 @@ from matches.services import match_correct, match_void
 from rankings.head_to_head_words import tally_sentence
 from rankings.selectors.counting_results import counting_results
 from rankings.selectors.head_to_head import HeadToHead, head_to_head
+from tests.clock import BERLIN
 from tests.matches.factories import ClubFactory, PlayerFactory, match_payload
-from tests.rankings.factories import BERLIN, close, received, submit_table
+from tests.rankings.factories import close, received, submit_table
 
 pytestmark = pytest.mark.django_db
 API = "/api/rankings/{}/players/{}/head-to-head/{}"

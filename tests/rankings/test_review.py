@@ -26,8 +26,9 @@ from rankings.selectors.review_movers import projection_movers
 from rankings.selectors.stored_review import StoredReview, stored_review
 from rankings.services import projection_review
 from rankings.services.projection import projection_refresh
+from tests.clock import BERLIN
 from tests.matches.factories import ClubFactory, PlayerFactory, match_payload
-from tests.rankings.factories import BERLIN, close, received
+from tests.rankings.factories import close, received
 
 pytestmark = pytest.mark.django_db
 JULY = Month.parse("2026-07")

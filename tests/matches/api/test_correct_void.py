@@ -9,7 +9,8 @@ import pytest
 
 from matches.audit import recording
 from matches.models import ClosedMonth, Match, MatchEvent, SideMember
-from tests.matches.api.conftest import BERLIN, counts, errors_at
+from tests.clock import BERLIN
+from tests.matches.api.conftest import counts, errors_at
 from tests.matches.factories import SecretaryFactory
 
 pytestmark = pytest.mark.django_db

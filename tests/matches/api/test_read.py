@@ -8,7 +8,8 @@ import json
 import pytest
 
 from matches.models import Match
-from tests.matches.api.conftest import BERLIN, errors_at
+from tests.clock import BERLIN
+from tests.matches.api.conftest import errors_at
 from tests.matches.factories import PlayerFactory, SecretaryFactory, match_payload
 
 pytestmark = pytest.mark.django_db

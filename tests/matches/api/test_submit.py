@@ -9,7 +9,8 @@ import pytest
 
 from matches.models import ApiKey, Match, MatchEvent, Side, SideMember, Submission
 from matches.services.tokens import token_digest
-from tests.matches.api.conftest import BERLIN, NOW, counts, errors_at
+from tests.clock import BERLIN, NOW
+from tests.matches.api.conftest import counts, errors_at
 from tests.matches.factories import SecretaryFactory, UserFactory, match_payload
 
 pytestmark = pytest.mark.django_db

@@ -7,9 +7,10 @@ from django.test import Client
 
 from matches.models import Match
 from matches.services import match_submit
+from tests.clock import NOW
 from tests.matches.factories import AdminFactory, SecretaryFactory, UserFactory, match_payload
 
-from .conftest import NOW, form_fields, text
+from .conftest import form_fields, text
 
 pytestmark = pytest.mark.django_db
 

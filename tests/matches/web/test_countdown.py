@@ -8,8 +8,9 @@ import pytest
 from django.test import Client
 
 from matches.countdown import deadline_countdown
+from tests.clock import BERLIN
 
-from .conftest import BERLIN, text
+from .conftest import text
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,10 @@ from django.test import Client
 
 from matches.csv_upload import MAX_BYTES, MAX_ROWS, CsvRejected, read_csv
 from matches.models import Channel, Match, Submission
+from tests.clock import BERLIN
 from tests.matches.factories import ClubFactory, PlayerFactory
 
-from .conftest import BERLIN, counts, text
+from .conftest import counts, text
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,10 @@ import pytest
 from django.test import Client
 
 from matches.services import match_submit
+from tests.clock import BERLIN, NOW
 from tests.matches.factories import match_payload
 
-from .conftest import BERLIN, NOW, text
+from .conftest import text
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,10 @@ from django.test import Client
 
 from matches.models import Channel, Match, Submission
 from matches.services import match_submit
+from tests.clock import BERLIN, NOW
 from tests.matches.factories import match_payload
 
-from .conftest import BERLIN, NOW, counts, error_of, form_fields, text
+from .conftest import counts, error_of, form_fields, text
 
 pytestmark = pytest.mark.django_db
 

@@ -11,9 +11,10 @@ from django.test import Client
 from matches.audit import recording
 from rankings.badges import badge_svg, text_width
 from rankings.models import RankingList
+from tests.clock import BERLIN
 from tests.matches.factories import PlayerFactory
 
-from .conftest import BERLIN, parse_xml, publish, text
+from .conftest import parse_xml, publish, text
 
 pytestmark = pytest.mark.django_db
 

@@ -31,8 +31,9 @@ from matches.models import Match, Player
 from matches.months import Month
 from rankings.models import CloseRun, RankingList
 from rankings.services.close_run import close_run_create
+from tests.clock import BERLIN
 from tests.matches.factories import ClubFactory, PlayerFactory, SecretaryFactory, UserFactory
-from tests.rankings.factories import BERLIN, after_deadline, close, received, submit_table
+from tests.rankings.factories import after_deadline, close, received, submit_table
 
 URL = "/dashboard/"
 CLOSE = "/dashboard/close/"

@@ -10,10 +10,11 @@ import pytest
 from django.test import Client
 
 from matches.models import Match
+from tests.clock import BERLIN
 from tests.matches.factories import AdminFactory, ClubFactory, PlayerFactory, SecretaryFactory
 from tests.rankings.factories import received, submit_table
 
-from .conftest import BERLIN, publish, text, visible_text
+from .conftest import publish, text, visible_text
 
 pytestmark = pytest.mark.django_db
 

@@ -10,9 +10,10 @@ import pytest
 from django.test import Client
 
 from rankings.selectors.rank_changes import rank_changes
+from tests.clock import BERLIN
 from tests.matches.factories import PlayerFactory
 
-from .conftest import BERLIN, parse_xml, publish
+from .conftest import parse_xml, publish
 
 pytestmark = pytest.mark.django_db
 ATOM = "{http://www.w3.org/2005/Atom}"
