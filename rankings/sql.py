@@ -456,11 +456,19 @@ MATCH_FACTS = Select(
 
 def match_facts(match_ids: Collection[int]) -> Statement:
     """:class:`MatchFacts` of the given matches (at least one; a busy player's thousand
-    results: one array on PostgreSQL, see :func:`any_id`)."""
+    results: one array on PostgreSQL, see :func:`any_id`). On PostgreSQL each match's club
+    is a probe of the club's key (a lateral subquery kept a probe by ``OFFSET 0``; it
+    memoizes the clubs met again): joined, the planner hashed all 5,000 clubs for a page
+    of a hundred results (1.6 against 0.5 ms, and 0.7 against 0.1 ms of planning)."""
     condition, params = any_id("x.id", "match", match_ids)
+    club = f"JOIN {_CLUB} c ON c.id = x.club_id"
+    if postgres():
+        club = (
+            f"CROSS JOIN LATERAL (SELECT c.club_id, c.name FROM {_CLUB} c "  # noqa: S608
+            "WHERE c.id = x.club_id OFFSET 0) c"
+        )
     return Statement(
-        f"SELECT {MATCH_FACTS.sql} FROM {_MATCH} x "  # noqa: S608 - placeholders only
-        f"JOIN {_CLUB} c ON c.id = x.club_id WHERE {condition}",
+        f"SELECT {MATCH_FACTS.sql} FROM {_MATCH} x {club} WHERE {condition}",  # noqa: S608
         params,
     )
 
@@ -552,17 +560,23 @@ PROJECTION_ROW = Select.of_table(
 )
 
 
-def current_projection(discipline: str) -> Statement:
+def current_projection(discipline: str, player_pk: int | None = None) -> Statement:
     """:class:`ProjectionRow` of the discipline's latest projected list of a month that has
-    no published list (none or one row)."""
+    no published list (none or one row); with a player, :class:`ProjectionStanding` (a
+    probe for the player's entry in it)."""
+    select, join = PROJECTION_ROW.sql, ""
+    if player_pk is not None:
+        select = PROJECTION_STANDING.sql
+        join = f"LEFT JOIN {_ENTRY} e ON e.ranking_list_id = l.id AND e.player_id = %(player)s "
     return Statement(
-        f"SELECT {PROJECTION_ROW.sql} FROM {_LIST} l "  # noqa: S608 - placeholders only
+        f"SELECT {select} FROM {_LIST} l {join}"  # noqa: S608 - placeholders only
         "WHERE l.discipline = %(discipline)s AND l.status = %(projected)s AND NOT EXISTS ("
         f"SELECT 1 FROM {_LIST} p WHERE p.discipline = %(discipline)s "
         "AND p.status = %(published)s AND p.month >= l.month) "
         "ORDER BY l.created_at DESC, l.id DESC LIMIT 1",
         {
             "discipline": discipline,
+            "player": player_pk,
             "projected": RankingList.Status.PROJECTED.value,
             "published": PUBLISHED,
         },
@@ -833,6 +847,17 @@ def published_list(discipline: str, month: Month, edition: int | None = None) ->
 
 
 @dataclass(frozen=True, slots=True)
+class ProjectionStanding:
+    """A discipline's projected list and a player's entry in it (None: not on it)."""
+
+    ranking_list: ProjectionRow
+    entry: EntryInfo | None
+
+
+PROJECTION_STANDING = Select(ProjectionStanding, ranking_list=PROJECTION_ROW, entry=ENTRY_INFO)
+
+
+@dataclass(frozen=True, slots=True)
 class Published:
     """A published list, and whether it is its discipline's current one."""
 
@@ -954,6 +979,8 @@ class HistoryPoint(EntryFigures):
     results_counted: int | None
     previous_rank: int | None
     movement: int | None
+    list_id: int
+    """The list's id."""
 
     @property
     def listed(self) -> bool:
@@ -963,6 +990,15 @@ class HistoryPoint(EntryFigures):
     def list_month(self) -> Month:
         return Month.of(self.month)
 
+    @property
+    def entry(self) -> EntryInfo | None:
+        """The player's entry in the list, or None when it does not hold them."""
+        if self.rank is None or self.results_counted is None:
+            return None
+        return EntryInfo(
+            self.rank, self.fladub_cents, self.results_counted, self.previous_rank, self.movement
+        )
+
 
 HISTORY = Select.of_table(
     HistoryPoint,
@@ -971,6 +1007,7 @@ HISTORY = Select.of_table(
     month="l.month",
     entry_count="l.entry_count",
     fladub_cents="COALESCE(e.fladub_cents, 0)",
+    list_id="l.id",
 )
 
 
@@ -982,6 +1019,51 @@ def player_history(player_pk: int, discipline: str) -> Statement:
         f"LEFT JOIN {_ENTRY} e ON e.ranking_list_id = l.id AND e.player_id = %(player)s "
         "WHERE l.discipline = %(discipline)s AND l.status = %(published)s ORDER BY l.month",
         {"player": player_pk, "discipline": discipline, "published": PUBLISHED},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RankChangeCounts:
+    """Who is above a player in L(R) and in L(R - 1) (:func:`rank_change_counts`)."""
+
+    new_above: int
+    """Above the player in L(R), not in L(R - 1)."""
+    was_above: int
+    """Above the player in both lists."""
+    gone_above: int
+    """Above the player in L(R - 1), not in L(R)."""
+
+
+RANK_CHANGE_COUNTS = Select(
+    RankChangeCounts,
+    new_above="count(*) FILTER (WHERE b.rank IS NULL)",
+    was_above="count(*) FILTER (WHERE b.rank < %(rank_before)s)",
+    gone_above=(
+        f"(SELECT count(*) FROM {_ENTRY} o "  # noqa: S608 - table names only
+        "WHERE o.ranking_list_id = %(previous)s AND o.rank < %(rank_before)s "
+        f"AND NOT EXISTS (SELECT 1 FROM {_ENTRY} n "
+        "WHERE n.ranking_list_id = %(list)s AND n.player_id = o.player_id))"
+    ),
+)
+
+
+def rank_change_counts(
+    previous_id: int, list_id: int, *, rank_before: int, rank_now: int
+) -> Statement:
+    """:class:`RankChangeCounts` of a player ranked ``rank_before`` in L(R - 1) and
+    ``rank_now`` in L(R) (one row). A smaller rank is a strictly larger FLADUB, so the
+    ``(ranking_list, rank)`` order bounds each side to the entries above the player; each
+    of them is one probe of ``(ranking_list, player)`` in the other list."""
+    return Statement(
+        f"SELECT {RANK_CHANGE_COUNTS.sql} FROM {_ENTRY} e "  # noqa: S608 - table names only
+        f"LEFT JOIN {_ENTRY} b ON b.ranking_list_id = %(previous)s AND b.player_id = e.player_id "
+        "WHERE e.ranking_list_id = %(list)s AND e.rank < %(rank_now)s",
+        {
+            "previous": previous_id,
+            "list": list_id,
+            "rank_before": rank_before,
+            "rank_now": rank_now,
+        },
     )
 
 

@@ -9,8 +9,8 @@
   the player page shows them (``page``, ``page_size``: 100 by default, at most 500; the
   best 20 are on the first page); ``count`` is the number of all of them, ``next`` /
   ``previous`` the neighbouring pages' addresses, ``fladub`` the sum of the best 20
-  (:func:`rankings.selectors.counting_results.counting_results_page`, the player page's
-  table).
+  (:func:`rankings.selectors.counting_results.counted_results_page`: the player page's
+  table without the tables played at, which the API does not show).
 
 A merged record's id answers for the record it was merged into.
 """
@@ -30,9 +30,9 @@ from ..numbers import POINTS_PLACES, WEIGHT_PLACES
 from ..selectors.counting_results import (
     MAX_PAGE_SIZE,
     PAGE_SIZE,
-    CountingResult,
+    CountedResult,
     PageOutOfRange,
-    counting_results_page,
+    counted_results_page,
 )
 from ..selectors.player_history import player_history
 from . import inputs
@@ -117,7 +117,7 @@ _FIELDS = CountingResultOutput().fields
 _FLADUB = BreakdownOutput().fields["fladub"]
 
 
-def result_data(result: CountingResult) -> dict[str, Any]:
+def result_data(result: CountedResult) -> dict[str, Any]:
     """What :class:`CountingResultOutput` writes for ``result`` (its own decimal fields
     format the numbers), without the serializer's per-field machinery: half of the
     response's CPU in a profile for a player with hundreds of results. A test holds the
@@ -159,7 +159,8 @@ class PlayerResultsAPI(inputs.PublicAPI):
             else inputs.current(discipline)
         )
         try:
-            found = counting_results_page(
+            # The page's results named by their matches' facts: the API shows no tables.
+            found = counted_results_page(
                 player.pk,
                 discipline=discipline,
                 month=ranking_list.list_month,

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections import defaultdict
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Generic, TypeVar
@@ -359,6 +359,14 @@ def _points_for(
     return player_points(player_pk, discipline=discipline, months=[month])
 
 
+def _page_window(page: int, page_size: int | None) -> tuple[int, int]:
+    """(the page size, the offset of the page's first result) of page ``page``."""
+    page_size = PAGE_SIZE if page_size is None else page_size
+    if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
+        raise ValueError(f"page {page} of {page_size} results")
+    return page_size, (page - 1) * page_size
+
+
 def counting_results_page(
     player_pk: int,
     *,
@@ -372,20 +380,16 @@ def counting_results_page(
     first, ``page_size`` (default :data:`PAGE_SIZE`) a page; the totals are those of every
     result. A page after the last raises :class:`PageOutOfRange` (the first page exists,
     empty, for a player with no result). ``points``: the player's, if read already."""
-    page_size = PAGE_SIZE if page_size is None else page_size
-    if page < 1 or not 1 <= page_size <= MAX_PAGE_SIZE:
-        raise ValueError(f"page {page} of {page_size} results")
+    page_size, offset = _page_window(page, page_size)
     found = counting_results(
         player_pk,
         discipline=discipline,
         month=month,
-        offset=(page - 1) * page_size,
+        offset=offset,
         limit=page_size,
         points=points,
     )
-    if page > found.num_pages:
-        raise PageOutOfRange(f"page {page} of {found.num_pages}")
-    return found
+    return _checked(page, found)
 
 
 def counting_results(
@@ -400,26 +404,68 @@ def counting_results(
     """The results of the player counting in L(``month``) of ``discipline``, best first,
     each with its table: all of them, or ``limit`` from ``offset`` on (the totals always of
     all). ``points``: the player's (:func:`player_points`), if read already."""
-    breakdown = _points_for(player_pk, discipline, month, points).breakdown(month)
+    found = _points_for(player_pk, discipline, month, points)
+    return _shown(found, month, offset=offset, limit=limit, name=_with_tables)
+
+
+def counted_results_page(
+    player_pk: int, *, discipline: str, month: Month, page: int = 1, page_size: int | None = None
+) -> CountingResults[CountedResult]:
+    """:func:`counting_results_page` without the tables: each shown result named by its
+    match's facts only (one statement for the shown matches, no seats or names: what the
+    API's page of results shows). The same results, totals and :class:`PageOutOfRange`."""
+    page_size, offset = _page_window(page, page_size)
+    found = _points_for(player_pk, discipline, month, None)
+    return _checked(page, _shown(found, month, offset=offset, limit=page_size, name=_with_facts))
+
+
+Namer = Callable[[fladub.Breakdown, list[int], int, int, dict[int, Month]], Iterable[ResultT]]
+"""Makes the shown results: (breakdown, the shown matches, the first one's place, the
+player, the months by index)."""
+
+
+def _with_tables(
+    breakdown: fladub.Breakdown, shown: list[int], start: int, me: int, months: dict[int, Month]
+) -> Iterable[CountingResult]:
+    tables = _tables(sql.MEMBER_ROWS.rows(sql.match_members(shown)))
+    return (_result(breakdown, i, tables[m], me, months) for i, m in enumerate(shown, start))
+
+
+def _with_facts(
+    breakdown: fladub.Breakdown, shown: list[int], start: int, me: int, months: dict[int, Month]
+) -> Iterable[CountedResult]:
+    facts = {f.match_pk: f for f in sql.MATCH_FACTS.rows(sql.match_facts(shown))}
+    return (_counted(breakdown, i, facts[m], months) for i, m in enumerate(shown, start))
+
+
+def _shown(
+    points: PlayerPoints, month: Month, *, offset: int, limit: int | None, name: Namer[ResultT]
+) -> CountingResults[ResultT]:
+    """The player's results ``offset`` .. ``offset + limit`` in L(``month``) (all: no
+    ``limit``), made by ``name`` (not called when none is shown), with the totals of all."""
+    breakdown = points.breakdown(month)
     count = len(breakdown.match_id)
     stop = count if limit is None else min(count, offset + limit)
     shown = breakdown.match_id[offset:stop].tolist()
-    tables = _tables(sql.MEMBER_ROWS.rows(sql.match_members(shown))) if shown else {}
-    months = _months(breakdown)
+    made = name(breakdown, shown, offset, points.player_pk, _months(breakdown)) if shown else ()
     return CountingResults(
-        player_pk=player_pk,
-        discipline=discipline,
+        player_pk=points.player_pk,
+        discipline=points.discipline,
         month=month,
-        results=tuple(
-            _result(breakdown, i, tables[match_id], player_pk, months)
-            for i, match_id in enumerate(shown, start=offset)
-        ),
+        results=tuple(made),
         count=count,
         offset=offset,
         limit=limit,
         fladub_cents=breakdown.fladub_cents,
         next_month_cents=_next_month_cents(breakdown),
     )
+
+
+def _checked(page: int, found: CountingResults[ResultT]) -> CountingResults[ResultT]:
+    """``found``, page ``page`` of the results; :class:`PageOutOfRange` after the last."""
+    if page > found.num_pages:
+        raise PageOutOfRange(f"page {page} of {found.num_pages}")
+    return found
 
 
 def counted_results(

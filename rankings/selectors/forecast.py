@@ -67,12 +67,18 @@ def _totals_cents(core: fladub.Results, month: Month) -> int:
 
 
 def player_forecast(
-    player_pk: int, *, discipline: str, points: PlayerPoints | None = None
+    player_pk: int,
+    *,
+    discipline: str,
+    points: PlayerPoints | None = None,
+    start: Month | None = None,
 ) -> Forecast:
     """The player's next 12 numbers if they play nothing, and the results leaving when.
     ``points``: the player's match points, if the caller has read them for a span holding
-    the open month (else they are read here)."""
-    start = open_month(discipline)
+    the open month (else they are read here); ``start``: the open month, if the caller
+    knows it (the month after the discipline's latest published list; else it is read)."""
+    if start is None:
+        start = open_month(discipline)
     if start is None:
         return Forecast(discipline=discipline, start=None)
     now = counted_results(player_pk, discipline=discipline, month=start, points=points)

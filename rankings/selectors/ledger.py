@@ -10,22 +10,22 @@ How: the player's counting results in L(R - 1) and in L(R) are read by
 :func:`~rankings.selectors.counting_results.counted_results` from one computation of the
 player's match points over both windows (the FLADUB core on the player's matches: the
 numbers the lists are made of); the published numbers and ranks from
-the lists' entries; the rank change by counting the players above in both lists (two
-statements on the entries of the two lists, bounded by the player's rank).
+the lists' entries (or what the caller read of them: :class:`Known`); the rank change by
+counting the players above in both lists (one statement on the entries of the two lists,
+bounded by the player's rank).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
-from django.db.models import Exists, OuterRef
 
 from matches.months import Month
 
 from .. import fladub, sql
 from .. import ledger as core
-from ..models import RankingEntry
 from ..sql import EntryInfo, ListInfo
 from .counting_results import CountedResult, PlayerPoints, counted_results, player_points
 from .lists import published_list
@@ -81,12 +81,23 @@ def _held(results: fladub.Breakdown) -> dict[Key, core.Held]:
     }
 
 
+@dataclass(frozen=True)
+class Known:
+    """What a caller has read already for the ledger of L(R): the id of the published
+    list of the month before (None: there is none) and the player's entries by list id
+    (a list missing: the player is not on it), L(R - 1)'s and L(R)'s among them."""
+
+    previous_id: int | None
+    entries: Mapping[int, EntryInfo]
+
+
 def player_ledger(
     player_pk: int,
     *,
     ranking_list: ListInfo,
     explain_rank_up_to: int | None = None,
     points: PlayerPoints | None = None,
+    known: Known | None = None,
 ) -> PlayerLedger:
     """Why the player's number and rank in ``ranking_list`` differ from the list before.
 
@@ -95,19 +106,23 @@ def player_ledger(
     either (the counts read the entries above the player: a page bounds them). ``points``:
     the player's match points (:func:`~rankings.selectors.counting_results.player_points`)
     if the caller has read them for a span holding L(R - 1) and L(R); else they are read
-    here, once for both lists.
+    here, once for both lists. ``known``: the list before and the player's entries, if
+    the caller has read them (the player page, from the player's history); else they are
+    read here (two statements).
 
     Long on purpose: the two lists' entries and results are read once here and handed to
     the pure decomposition (:func:`rankings.ledger.decompose`) and the rank counts.
     """
     month = ranking_list.list_month
     discipline = ranking_list.discipline
-    previous = published_list(discipline=discipline, month=month.prev())
-    found_entries = entries_in(
-        [ranking_list.id] + ([previous.id] if previous is not None else []), player_pk
-    )
-    from_entry = found_entries.get(previous.id) if previous is not None else None
-    to_entry = found_entries.get(ranking_list.id)
+    if known is None:
+        previous = published_list(discipline=discipline, month=month.prev())
+        previous_id = previous.id if previous is not None else None
+        lists = [ranking_list.id] + ([previous_id] if previous_id is not None else [])
+        known = Known(previous_id=previous_id, entries=entries_in(lists, player_pk))
+    previous_id = known.previous_id
+    from_entry = known.entries.get(previous_id) if previous_id is not None else None
+    to_entry = known.entries.get(ranking_list.id)
     if points is None or not (
         points.covers(month.prev(), discipline) and points.covers(month, discipline)
     ):
@@ -136,10 +151,10 @@ def player_ledger(
         rank_from=from_entry.rank if from_entry else None,
         rank_to=to_entry.rank if to_entry else None,
     )
-    if previous is not None and from_entry is not None and to_entry is not None:
+    if previous_id is not None and from_entry is not None and to_entry is not None:
         bound = explain_rank_up_to
         if bound is None or max(from_entry.rank, to_entry.rank) <= bound:
-            rank = _rank_change(previous.id, ranking_list.id, from_entry, to_entry)
+            rank = _rank_change(previous_id, ranking_list.id, from_entry, to_entry)
     return PlayerLedger(
         month=month,
         from_entry=from_entry,
@@ -155,28 +170,18 @@ def _rank_change(
     previous_id: int, list_id: int, before: EntryInfo, now: EntryInfo
 ) -> core.RankChange:
     """Who is above the player now and who was: players who passed, new entries above,
-    players overtaken, players above who left the list."""
-    in_previous = RankingEntry.objects.filter(
-        ranking_list_id=previous_id, player=OuterRef("player")
+    players overtaken, players above who left the list (one statement)."""
+    [counts] = sql.RANK_CHANGE_COUNTS.rows(
+        sql.rank_change_counts(previous_id, list_id, rank_before=before.rank, rank_now=now.rank)
     )
-    # rank < mine <=> a strictly larger FLADUB: the (list, rank) index bounds each count.
-    above_now = RankingEntry.objects.filter(ranking_list_id=list_id, rank__lt=now.rank)
-    new_above = above_now.filter(~Exists(in_previous)).count()
-    was_above = above_now.filter(Exists(in_previous.filter(rank__lt=before.rank))).count()
-    in_list = RankingEntry.objects.filter(ranking_list_id=list_id, player=OuterRef("player"))
-    gone_above = (
-        RankingEntry.objects.filter(ranking_list_id=previous_id, rank__lt=before.rank)
-        .filter(~Exists(in_list))
-        .count()
-    )
-    passed = (now.rank - 1) - new_above - was_above
-    overtaken = (before.rank - 1) - was_above - gone_above
+    passed = (now.rank - 1) - counts.new_above - counts.was_above
+    overtaken = (before.rank - 1) - counts.was_above - counts.gone_above
     return core.RankChange(
         rank_from=before.rank,
         rank_to=now.rank,
         passed=passed,
-        new_above=new_above,
+        new_above=counts.new_above,
         overtaken=overtaken,
-        gone_above=gone_above,
+        gone_above=counts.gone_above,
         explained=True,
     )

@@ -6,7 +6,8 @@ discipline's projection (:mod:`rankings.services.projection`) as a
 :func:`rankings.selectors.list_page.list_page`, like any list) with the instant it is
 ``as_of``, or None when there is none or it is stale (its month has been published since:
 the projection is of the open month, :func:`rankings.selectors.cycle.open_month`);
-:func:`projected_entry` — a player's entry in it, or None; :func:`latest_projection_run`
+:func:`projected_entry` — a player's entry in it, or None; :func:`projected_standing`
+— both in one query; :func:`latest_projection_run`
 (the dashboard's progress). Every reader marks what these return as provisional.
 """
 
@@ -16,7 +17,7 @@ import datetime as dt
 from dataclasses import dataclass
 
 from .. import sql
-from ..models import ProjectionRun, RankingEntry, RankingList
+from ..models import ProjectionRun, RankingList
 from ..sql import EntryInfo, ListInfo
 
 
@@ -35,10 +36,26 @@ def projected_list(discipline: str) -> Projected | None:
 
     A projection whose month has a published list since (or an earlier one: never the
     case, but not open either) is stale and not returned."""
-    found = sql.PROJECTION_ROW.rows(sql.current_projection(discipline))
+    return projected_standing(discipline, None)[0]
+
+
+def projected_standing(
+    discipline: str, player_pk: int | None
+) -> tuple[Projected | None, EntryInfo | None]:
+    """:func:`projected_list` and the player's entry in it (None: not on it), one
+    statement."""
+    statement = sql.current_projection(discipline, player_pk)
+    if player_pk is None:
+        found = [sql.ProjectionStanding(row, None) for row in sql.PROJECTION_ROW.rows(statement)]
+    else:
+        found = sql.PROJECTION_STANDING.rows(statement)
     if not found:
-        return None
-    return Projected(ranking_list=projection_info(found[0]), as_of=found[0].created_at)
+        return None, None
+    row = found[0]
+    projected = Projected(
+        ranking_list=projection_info(row.ranking_list), as_of=row.ranking_list.created_at
+    )
+    return projected, row.entry
 
 
 def projection_info(found: RankingList | sql.ProjectionRow) -> ListInfo:
@@ -49,12 +66,8 @@ def projection_info(found: RankingList | sql.ProjectionRow) -> ListInfo:
 
 def projected_entry(projected: Projected, player_pk: int) -> EntryInfo | None:
     """The player's entry in the projection, or None if they would not be listed."""
-    row = (
-        RankingEntry.objects.filter(ranking_list_id=projected.ranking_list.id, player_id=player_pk)
-        .values_list("rank", "fladub_cents", "results_counted", "previous_rank", "movement")
-        .first()
-    )
-    return None if row is None else EntryInfo(*row)
+    found = sql.LIST_ENTRY.rows(sql.entries_of(player_pk, [projected.ranking_list.id]))
+    return found[0].entry if found else None
 
 
 def latest_projection_run(discipline: str) -> ProjectionRun | None:

@@ -4,7 +4,7 @@ No login needed. Each view checks its input (404 for an unknown discipline, play
 list; 400 for a malformed month, page or filter), calls the selectors of
 :mod:`rankings.selectors` and renders. Every page reads a fixed number of queries,
 whatever the size of the list: the ranking page one for its lists and one to three for
-its page of entries (plus the filters' choices), the player page twelve (its match points
+its page of entries (plus the filters' choices), the player page ten (its match points
 read once for the page of results, the ledgers and the forecast).
 """
 
@@ -42,7 +42,7 @@ from ..selectors.counting_results import (
     player_points,
 )
 from ..selectors.forecast import player_forecast
-from ..selectors.ledger import player_ledger
+from ..selectors.ledger import Known, player_ledger
 from ..selectors.lists import (
     EntryInfo,
     ListInfo,
@@ -51,9 +51,9 @@ from ..selectors.lists import (
     published_list,
 )
 from ..selectors.lists import archive as published_archive
-from ..selectors.player_history import HistoryPoint, player_history
+from ..selectors.player_history import HistoryPoint, every_published_list, since_first_listing
 from ..selectors.players import player_by_id, player_disciplines, surviving_player
-from ..selectors.projection import projected_entry, projected_list
+from ..selectors.projection import projected_list, projected_standing
 from ..templatetags.public_tags import country_name
 
 MAX_QUERY_LENGTH = 100
@@ -438,16 +438,19 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     shown = [code for code in DISCIPLINES if code in entries or code in played]
     selected = _selected_discipline(request, shown, entries)
     ranking_list = lists.get(selected)
-    projected = projected_list(selected)
+    projected, projected_entry = projected_standing(selected, found.pk)
     counted = _player_points(found.pk, selected, ranking_list, projected)
     results = _counting_page(request, found, selected, ranking_list, counted)
-    points = player_history(found, discipline=selected)
+    every = every_published_list(found.pk, discipline=selected)
+    points = since_first_listing(every)
     entry = entries.get(selected)
+    # The month after the latest published list: the open month (one query less).
+    start = every[-1].list_month.next() if every else None
     context: dict[str, Any] = {
         "projected": projected,
-        "ledgers": _ledgers(found.pk, ranking_list, projected, counted),
-        "forecast": _forecast(found.pk, selected, counted),
-        "projected_entry": projected_entry(projected, found.pk) if projected else None,
+        "ledgers": _ledgers(found.pk, ranking_list, projected, counted, every, projected_entry),
+        "forecast": _forecast(found.pk, selected, counted, start),
+        "projected_entry": projected_entry,
         "player": found,
         "selected": selected,
         "selected_name": DISCIPLINES[selected].name,
@@ -496,11 +499,11 @@ def _player_points(
 
 
 def _forecast(
-    player_pk: int, discipline: str, points: PlayerPoints | None
+    player_pk: int, discipline: str, points: PlayerPoints | None, start: Month | None
 ) -> dict[str, Any] | None:
     """The drop-out calendar: the next 12 numbers if the player plays nothing (a chart and
     its table); None when the player has no counting result."""
-    found = player_forecast(player_pk, discipline=discipline, points=points)
+    found = player_forecast(player_pk, discipline=discipline, points=points, start=start)
     if not any(m.fladub_cents for m in found.months):
         return None
     labels = [str(m.month) for m in found.months]
@@ -543,19 +546,32 @@ rank: the counts read the entries above the player (the API explains every rank)
 
 
 def _ledgers(
-    player_pk: int, current: ListInfo | None, projected: Any, points: PlayerPoints | None
+    player_pk: int,
+    current: ListInfo | None,
+    projected: Any,
+    points: PlayerPoints | None,
+    every: list[HistoryPoint],
+    projected_entry: EntryInfo | None,
 ) -> list[dict[str, Any]]:
-    """Why the number changed: in the current list, and in the projection (provisional)."""
+    """Why the number changed: in the current list, and in the projection (provisional).
+    The lists before them and the player's entries come from ``every`` published list of
+    the discipline (the history's statement) and the projection's entry."""
     found = []
+    by_month = {point.month: point for point in every}
+    entries = {point.list_id: point.entry for point in every if point.entry is not None}
+    if projected is not None and projected_entry is not None:
+        entries[projected.ranking_list.id] = projected_entry
     targets = [(current, False)] + ([(projected.ranking_list, True)] if projected else [])
     for target, provisional in targets:
         if target is None:
             continue
+        before = by_month.get(target.list_month.prev().first_day)
         item = player_ledger(
             player_pk,
             ranking_list=target,
             explain_rank_up_to=LEDGER_RANK_EXPLAINED_UP_TO,
             points=points,
+            known=Known(previous_id=before.list_id if before else None, entries=entries),
         )
         if item.from_entry is None and item.to_entry is None:
             continue

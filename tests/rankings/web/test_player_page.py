@@ -145,13 +145,14 @@ def test_best_20_of_25_results(client: Client, club, abcd, django_assert_max_num
     # are the 5 league wins and 15 club wins: 5 * 20 + 15 * 10 = 250.
     publish("2026-03", [(a, 1, 25000, 25, None)])
     # The player; the current lists with their entry; the disciplines played; the
-    # projection (none here); the player's match points over every list the page shows
-    # (members of the player's matches, the lists before them, the opponents' entries
-    # there: once for the page, the ledger and the drop-out calendar); the shown results'
-    # tables; the history; the ledger: the list before, the player's two entries, the
-    # facts of the results (the counts of players above: none here, the player is new);
-    # the open month: twelve, whatever the number of results, months or players.
-    with django_assert_max_num_queries(12):
+    # projection with the player's entry (none here); the player's match points over
+    # every list the page shows (members of the player's matches, the lists before them,
+    # the opponents' entries there: once for the page, the ledger and the drop-out
+    # calendar); the shown results' tables; every published list with the player's entry
+    # (the history, the ledgers' lists and entries, the open month); the facts of the
+    # results (the counts of players above: none here, the player is new): ten, whatever
+    # the number of results, months or players.
+    with django_assert_max_num_queries(10):
         html = client.get("/players/P-A/").content.decode()
     rows = results_rows(html)
     assert len(rows) == 25
@@ -179,7 +180,7 @@ def test_results_in_pages(
     for number in (1, 2, 3):
         # As a page of all: the ledger and the calendar read the results the page does not
         # show from the same match points (their facts only, no tables).
-        with django_assert_max_num_queries(12):
+        with django_assert_max_num_queries(10):
             html = client.get("/players/P-A/", {"page": number}).content.decode()
         assert "25 results count in the list of March 2026" in text(html)
         assert "add up to FLADUB 250.00" in text(html)
