@@ -195,26 +195,42 @@ def refusal_error(form: WhatIfForm, refused: Refused) -> tuple[str, str]:
 
 
 def rows_view(form: WhatIfForm) -> list[dict[str, Any]]:
-    """Each shown row's fields with their names, values and errors, for the template."""
+    """Each shown row's fields with their names, values, errors and (hidden) labels, for
+    the template (the labels made here: a template tag for each cost more than the rest of
+    the page's answer)."""
     errors = dict(form.errors)
 
-    def cell(name: str, value: str) -> dict[str, str]:
-        return {"name": name, "value": value, "error": errors.get(name, "")}
+    def cell(name: str, value: str, label: str) -> dict[str, str]:
+        return {"name": name, "value": value, "error": errors.get(name, ""), "label": label}
 
-    return [
-        {
-            "number": row.number + 1,
-            "category": cell(f"r{row.number}-category", row.category),
-            "by": cell(f"r{row.number}-by", row.by),
-            "own": cell(f"r{row.number}-own", row.own),
-            "opponents": [
-                {
-                    "slot": k,
-                    "id": cell(f"r{row.number}-opp{k}", pid),
-                    "result": cell(f"r{row.number}-res{k}", res),
-                }
-                for k, (pid, res) in enumerate(row.opponents, start=1)
-            ],
-        }
-        for row in form.rows
-    ]
+    views = []
+    for row in form.rows:
+        n, prefix = {"n": row.number + 1}, f"r{row.number}-"
+        opponents = [
+            {
+                "slot": k,
+                "id": cell(
+                    f"{prefix}opp{k}", pid, _("Result %(n)s: opponent %(k)s") % {**n, "k": k}
+                ),
+                "result": cell(
+                    f"{prefix}res{k}",
+                    res,
+                    _("Result %(n)s: opponent %(k)s's placing or score") % {**n, "k": k},
+                ),
+            }
+            for k, (pid, res) in enumerate(row.opponents, start=1)
+        ]
+        views.append(
+            {
+                "number": row.number + 1,
+                "category": cell(
+                    f"{prefix}category", row.category, _("Result %(n)s: category") % n
+                ),
+                "by": cell(f"{prefix}by", row.by, _("Result %(n)s: counted by") % n),
+                "own": cell(
+                    f"{prefix}own", row.own, _("Result %(n)s: player's placing or score") % n
+                ),
+                "opponents": opponents,
+            }
+        )
+    return views
