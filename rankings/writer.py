@@ -15,13 +15,9 @@ connections at once (:func:`write_entries`).
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
-import threading
 import time
-from collections.abc import Iterator
-from concurrent.futures import Future
 from typing import Any
 
 import numpy as np
@@ -63,7 +59,6 @@ _RECORD = np.dtype(
 _NEW_ROW_BYTES = _RECORD.fields["previous"][1] + 4  # type: ignore[index]
 _CHUNK_BYTES = 8 * 1024 * 1024
 _BATCH = 2000
-_ANALYZE = f"ANALYZE {RankingEntry._meta.db_table}"
 logger = logging.getLogger(__name__)
 
 
@@ -92,41 +87,7 @@ def analyze_entries() -> None:
     if connection.vendor != "postgresql":
         return
     with connection.cursor() as cursor:
-        cursor.execute(_ANALYZE)
-
-
-@contextlib.contextmanager
-def entries_analyzed() -> Iterator[None]:
-    """:func:`analyze_entries` while the body runs, done when it ends: on PostgreSQL
-    outside any transaction (the entries committed), on an extra connection in a thread,
-    so that the statistics are gathered while the close seals the list (the CSV hash
-    keeps the server busy, the sampling mostly waits for pages); inside a transaction
-    (whose rows another connection cannot see) after the body, on this connection. An
-    error of the body wins over one of the ``ANALYZE``, which is then only waited for."""
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
-        yield
-        analyze_entries()
-        return
-    extra = extra_connection()
-    done: Future[None] = Future()
-
-    def run() -> None:
-        try:
-            extra.execute(_ANALYZE)
-            done.set_result(None)
-        except BaseException as exc:  # handed to the waiting thread
-            done.set_exception(exc)
-        finally:
-            extra.close()
-
-    threading.Thread(target=run, name="fido-analyze", daemon=True).start()
-    try:
-        yield
-    except BaseException:
-        with contextlib.suppress(Exception):
-            done.result()
-        raise
-    done.result()
+        cursor.execute(f"ANALYZE {RankingEntry._meta.db_table}")
 
 
 def _slice(ranking: fladub.RankingList, rows: slice) -> fladub.RankingList:

@@ -160,8 +160,7 @@ def month_close(
             del ranking
             try:
                 tracker.stage("publish")
-                with writer.entries_analyzed():  # the statistics, as the list is sealed
-                    seal.list_seal(attempt.pk, inputs)
+                seal.list_seal(attempt.pk, inputs)
                 published = list_publish(attempt.pk)
             except BaseException:
                 _mark_failed(attempt.pk)
@@ -304,6 +303,7 @@ def _write(
             attempt = new_attempt()
             count = writer.write_entries(ranking_list=attempt, ranking=ranking)
             RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
+    writer.analyze_entries()
     tracker.stage_done()
     return attempt
 
