@@ -1249,19 +1249,51 @@ def places_of(list_id: int, ids: str) -> Statement:
     analysed, and a plain join (or ``= ANY``) was then planned as a walk of the whole list,
     seconds instead of a millisecond. No plan time is spent on thousands of literals.
     """
+    placed, params = _placed(list_id, ids)
+    return Statement(f"SELECT {PLACE.sql} FROM {placed}", params)  # noqa: S608
+
+
+def _placed(list_id: int, ids: str) -> tuple[str, Params]:
+    """The ``FROM`` of the entries ``e`` (rank and id) of the players ``ids`` in a list
+    (:func:`places_of`), and its parameters."""
     _check_ids(ids)
     if postgres():
-        return Statement(
-            f"SELECT {PLACE.sql} FROM unnest(CAST(%(ids)s AS bigint[])) AS u(player) "  # noqa: S608
+        return (
+            f"unnest(CAST(%(ids)s AS bigint[])) AS u(player) "  # noqa: S608
             f"CROSS JOIN LATERAL (SELECT x.rank, x.id FROM {_ENTRY} x "
             "WHERE x.ranking_list_id = %(list)s AND x.player_id = u.player OFFSET 0) e",
             {"ids": f"{{{ids}}}", "list": list_id},
         )
     marks, params = named_list("player", [int(i) for i in ids.split(",")])
-    return Statement(
-        f"SELECT {PLACE.sql} FROM {_ENTRY} e "  # noqa: S608 - placeholders only
-        f"WHERE e.ranking_list_id = %(list)s AND e.player_id IN ({marks})",
+    return (
+        f"{_ENTRY} e WHERE e.ranking_list_id = %(list)s AND e.player_id IN ({marks})",
         {"list": list_id, **params},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedRow:
+    """A row of a page of the entries of some players, and how many entries they have."""
+
+    row: ListRow
+    total: int
+
+
+PLACED_ROW = Select(PlacedRow, row=LIST_ROW, total="placed.total")
+
+
+def placed_page(list_id: int, ids: str, *, offset: int, limit: int) -> Statement:
+    """:class:`PlacedRow` of the entries ``offset`` to ``offset + limit`` in list order of
+    the players ``ids`` in a list, each with the number of all of them (none: the page is
+    after the last). The places are :func:`places_of`'s probes; they are counted, sorted
+    and cut in the database, and only the page's rows are joined to their players."""
+    placed, params = _placed(list_id, ids)
+    return Statement(
+        f"SELECT {PLACED_ROW.sql} FROM ("  # noqa: S608 - fixed SQL
+        f"SELECT e.id, count(*) OVER () AS total FROM {placed} "
+        "ORDER BY e.rank, e.id LIMIT %(limit)s OFFSET %(offset)s"
+        f") placed JOIN {_ENTRY} e ON e.id = placed.id {_ROW_JOINS} ORDER BY e.rank, e.id",
+        {**params, "limit": limit, "offset": offset},
     )
 
 

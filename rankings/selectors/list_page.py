@@ -261,11 +261,21 @@ def _numbered_filtered_page(
     offset = (page - 1) * page_size
     if count <= MANY_PLAYERS:
         # A probe per matching player (at most 20,000, tens of milliseconds) beats
-        # counting by a walk of the whole list (every entry: hundreds of milliseconds).
-        places = _places_of(ranking_list, ids)
-        _out_of_range(page, offset, len(places), page_size)
-        rows = _rows_of(places[offset : offset + page_size])
-        return RankingPage(entries=rows, number=page, page_size=page_size, total=len(places))
+        # counting by a walk of the whole list (every entry: hundreds of milliseconds);
+        # counted, sorted and cut in the database (thousands of places, one page of rows).
+        found = (
+            sql.PLACED_ROW.rows(
+                sql.placed_page(ranking_list.id, ids, offset=offset, limit=page_size)
+            )
+            if ids
+            else []
+        )
+        total = found[0].total if found else 0
+        if not found and offset:  # after the last page: how many pages there are
+            total = len(_places_of(ranking_list, ids))
+        _out_of_range(page, offset, total, page_size)
+        rows = [placed.row for placed in found]
+        return RankingPage(entries=rows, number=page, page_size=page_size, total=total)
     check = sql.by_probe(condition)
     [passing] = sql.COUNT.rows(sql.count_passing(ranking_list.id, check))
     total = passing.count

@@ -409,3 +409,28 @@ def test_a_name_search_needs_three_letters(client: Client, march) -> None:
     assert "Type at least 3 letters of a name, or a whole player id, to search" in text(html)
     assert len(ranking_rows(html)) == 5  # the whole list
     assert 'value="mü"' in html
+
+
+def test_the_api_s_filtered_pages_are_cut_in_the_database(
+    client: Client, big, django_assert_num_queries
+) -> None:
+    """A numbered page of a filtered view of up to MANY_PLAYERS players: their places
+    counted, sorted and cut by one statement (only the page's rows joined to their players),
+    the same pages as the whole filtered list cut by hand, ties straddling the pages."""
+    _, players = big
+    berlin = [p.player_id for p in players if p.club.club_id == "CLUB-BER"]
+    url, query = "/api/rankings/fido", {"club": "CLUB-BER", "page_size": 6}
+    pages = -(-len(berlin) // 6)
+    shown = []
+    for number in range(1, pages + 1):
+        # The current list; the matching players; the page with the count of all.
+        with django_assert_num_queries(3):
+            body = client.get(url, {**query, "page": number}).json()
+        assert (body["count"], body["pages"], body["page"]) == (len(berlin), pages, number)
+        shown += [r["player_id"] for r in body["results"]]
+    assert shown == berlin
+    beyond = client.get(url, {**query, "page": pages + 1})
+    assert beyond.status_code == 404
+    assert (
+        beyond.json()["errors"][0]["message"] == f"page {pages + 1} is after the last page, {pages}"
+    )
