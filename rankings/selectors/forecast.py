@@ -6,9 +6,10 @@ on, for each of the next 12 lists L(R) .. L(R + 11), the player's FLADUB if no f
 result is stored, and which results leave the window in that list (each result also
 shrinks by 1/12 of its points every month: the change of the number says by how much).
 
-How: the player's results counting in L(R) as stored now are read by
-:func:`~rankings.selectors.counting_results.counted_results` (their match points, by the
-FLADUB core), and each later list's number is the core's own
+How: the player's results counting in L(R) as stored now are broken down from their match
+points (:func:`~rankings.selectors.counting_results.player_points`, by the FLADUB core;
+named by :func:`~rankings.selectors.counting_results.counted_results` only when a month's
+``leaving`` is asked for), and each later list's number is the core's own
 :func:`rankings.fladub.player_totals` on those results at that month: the same weights,
 the same best 20, the same rounding as a close. Results stored later (or counting first in
 a later month) are not in it: this is the calendar of what is already there.
@@ -16,18 +17,36 @@ a later month) are not in it: this is the calendar of what is already there.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from matches.months import Month
 
 from .. import fladub
-from .counting_results import CountedResult, PlayerPoints, counted_results
+from .counting_results import CountedResult, PlayerPoints, counted_results, player_points
 from .cycle import open_month
 
 MONTHS_AHEAD = 12
+
+
+class _Named:
+    """The player's counted results in L(start) by stored match, named (their match's
+    facts) when first asked for: the API names the results leaving; the player page
+    writes them from the facts alone."""
+
+    def __init__(self, points: PlayerPoints, start: Month) -> None:
+        self._points, self._start = points, start
+        self._found: dict[int, CountedResult] | None = None
+
+    def __call__(self) -> dict[int, CountedResult]:
+        if self._found is None:
+            points = self._points
+            counted = counted_results(
+                points.player_pk, discipline=points.discipline, month=self._start, points=points
+            )
+            self._found = {r.match_pk: r for r in counted.results}
+        return self._found
 
 
 @dataclass(frozen=True)
@@ -37,8 +56,16 @@ class ForecastMonth:
     change_cents: int
     """Against the month before (the first: against the player's results in L(R) itself,
     so 0)."""
-    leaving: tuple[CountedResult, ...]
-    """Results that count in the month before and not in this one (age 12)."""
+    leaving_pks: tuple[int, ...]
+    """The stored matches of the results that count in the month before and not in this
+    one (age 12), best first."""
+    named: _Named = field(repr=False, compare=False)
+
+    @property
+    def leaving(self) -> tuple[CountedResult, ...]:
+        """The results leaving, named (one statement for every result's facts, once)."""
+        found = self.named()
+        return tuple(found[pk] for pk in self.leaving_pks)
 
 
 @dataclass(frozen=True)
@@ -46,17 +73,8 @@ class Forecast:
     discipline: str
     start: Month | None
     months: tuple[ForecastMonth, ...] = ()
-
-
-def _core(results: tuple[CountedResult, ...]) -> fladub.Results:
-    """The results as the FLADUB core's columns (built once, evaluated at every month)."""
-    return fladub.Results(
-        match_id=np.array([r.match_pk for r in results], dtype=np.int64),
-        month_played=np.array([r.month_played.index for r in results], dtype=np.int32),
-        counting_month=np.array([r.counting_month.index for r in results], dtype=np.int32),
-        player=np.zeros(len(results), dtype=np.int64),
-        points=np.array([r.points for r in results], dtype=np.float64),
-    )
+    points: PlayerPoints | None = None
+    """The player's match points it was made of (their results' facts name the leaving)."""
 
 
 def _totals_cents(core: fladub.Results, month: Month) -> int:
@@ -76,28 +94,38 @@ def player_forecast(
     """The player's next 12 numbers if they play nothing, and the results leaving when.
     ``points``: the player's match points, if the caller has read them for a span holding
     the open month (else they are read here); ``start``: the open month, if the caller
-    knows it (the month after the discipline's latest published list; else it is read)."""
+    knows it (the month after the discipline's latest published list; else it is read).
+    The numbers come from the core's arrays: no result becomes an object unless its
+    month's ``leaving`` is asked for."""
     if start is None:
         start = open_month(discipline)
     if start is None:
         return Forecast(discipline=discipline, start=None)
-    now = counted_results(player_pk, discipline=discipline, month=start, points=points)
-    core = _core(now.results)
-    played: dict[Month, list[CountedResult]] = defaultdict(list)
-    for result in now.results:
-        played[result.month_played].append(result)
+    if points is None or points.player_pk != player_pk or not points.covers(start, discipline):
+        points = player_points(player_pk, discipline=discipline, months=[start])
+    now = points.breakdown(start)
+    core = fladub.Results(
+        match_id=now.match_id,
+        month_played=now.month_played,
+        counting_month=now.counting_month,
+        player=np.zeros(len(now.match_id), dtype=np.int64),
+        points=now.points,
+    )
+    named = _Named(points, start)
     months = []
     previous = _totals_cents(core, start)
     for ahead in range(MONTHS_AHEAD):
         month = start + ahead
         cents = _totals_cents(core, month)
+        left = now.match_id[now.month_played == (month + (-fladub.WINDOW_MONTHS)).index]
         months.append(
             ForecastMonth(
                 month=month,
                 fladub_cents=cents,
                 change_cents=cents - previous,
-                leaving=tuple(played.get(month + (-fladub.WINDOW_MONTHS), ())),
+                leaving_pks=tuple(left.tolist()),
+                named=named,
             )
         )
         previous = cents
-    return Forecast(discipline=discipline, start=start, months=tuple(months))
+    return Forecast(discipline=discipline, start=start, months=tuple(months), points=points)

@@ -522,6 +522,8 @@ def _forecast(
         height=220,
         value_format=lambda v: number_format(v, 2),
     )
+    # The results leaving, by their matches' facts (read once for the page's ledgers too).
+    facts = found.points.facts() if found.points is not None else {}
     rows = [
         {
             "month": m.month,
@@ -530,8 +532,9 @@ def _forecast(
             # Written here, not in the template: a busy player's thousand results leave in
             # the next 12 months, and the template language took most of the page's time.
             "leaving": ", ".join(
-                f"{match_label(r.club_id, r.match_id)} ({r.date_played:%Y-%m-%d})"
-                for r in m.leaving
+                f"{match_label(facts[pk].club_id, facts[pk].external_id)} "
+                f"({facts[pk].date_played:%Y-%m-%d})"
+                for pk in m.leaving_pks
             )
             or "—",
         }

@@ -82,3 +82,42 @@ def test_a_match_id_that_names_its_club_is_shown_with_the_club_once(client: Clie
     page = client.get(f"/players/{ada.player_id}/?discipline=fido").content.decode()
     assert "CLUB-F/2026-03-10/t1 (2026-03-10)" in page
     assert "CLUB-F/CLUB-F/" not in page
+
+
+def test_the_numbers_without_objects_and_the_leaving_named_on_demand(client: Client) -> None:
+    """Busy players: the calendar's numbers from the core's arrays, with no statement once
+    the match points are read; the results leaving named (one statement for the facts)
+    only when asked for; the page writes the same results leaving as the API names."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from matches.models import SideMember
+    from matches.months import Month as M
+    from rankings.selectors.counting_results import counted_results, player_points
+    from tests.rankings.factories import random_results
+
+    months = [M.parse("2025-09") + n for n in range(8)]  # .. 2026-04
+    random_results(seed=53, matches=220, players=15, months=months)
+    for month in months[:-1]:
+        close(month)
+    start = months[-1]
+    busiest = SideMember.objects.values_list("player__player_id", "player_id").distinct()[:6]
+    for player_id, pk in busiest:
+        points = player_points(pk, discipline="fido", months=[start])
+        with CaptureQueriesContext(connection) as read:
+            found = player_forecast(pk, discipline="fido", points=points, start=start)
+        assert read.captured_queries == []
+        counted = counted_results(pk, discipline="fido", month=start)
+        assert found.months[0].fladub_cents == counted.fladub_cents
+        with CaptureQueriesContext(connection) as named:
+            leaving = [[r.match_pk for r in m.leaving] for m in found.months]
+        assert len(named.captured_queries) <= 1
+        by_month: dict[M, list[int]] = {}
+        for result in counted.results:  # best first, as the calendar lists them
+            by_month.setdefault(result.month_played, []).append(result.match_pk)
+        assert leaving == [by_month.get(m.month + (-12), []) for m in found.months]
+        body = client.get(f"/api/rankings/fido/players/{player_id}/forecast").json()
+        page = client.get(f"/players/{player_id}/?discipline=fido").content.decode()
+        for month in body["months"]:
+            for result in month["leaving"]:
+                assert f"{result['club']}/{result['match_id']} ({result['date_played']})" in page
