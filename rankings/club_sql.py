@@ -1,6 +1,7 @@
-"""The SQL of a club's page: its members, and its latest results with their tables.
+"""The SQL of a club's page: the club, its members, its latest results with their tables,
+and how punctually its matches were submitted.
 
-Two statements, rows as data classes (:class:`rankings.sql.Select`), portable SQL
+Four statements, rows as data classes (:class:`rankings.sql.Select`), portable SQL
 (PostgreSQL and SQLite); the members' entries in the current lists are read with
 :func:`rankings.sql.strengths_of_players` (a probe per member and list). Read by
 :mod:`rankings.selectors.clubs`, the only caller. Why not the ORM: the biggest club has a
@@ -13,13 +14,27 @@ from __future__ import annotations
 import datetime as dt
 from dataclasses import dataclass
 
-from matches.models import Match, Player, SideMember
+from matches.models import Club, Match, Player, SideMember, Status
 
-from .sql import Select, Statement
+from .sql import Select, Statement, columns, fields
 
+_CLUB = Club._meta.db_table
 _MATCH = Match._meta.db_table
 _MEMBER = SideMember._meta.db_table
 _PLAYER = Player._meta.db_table
+
+
+CLUB_FIELDS = fields(Club, "id", "club_id", "name", "country", "city")
+"""What the club's page shows of the club (:func:`rankings.sql.loaded` makes the model)."""
+
+
+def club(club_id: str) -> Statement:
+    """The :data:`CLUB_FIELDS` of the club of a club id (none or one row)."""
+    return Statement(
+        f"SELECT {columns('c', CLUB_FIELDS)} FROM {_CLUB} c "  # noqa: S608 - table names only
+        "WHERE c.club_id = %(club_id)s",
+        {"club_id": club_id},
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,4 +103,34 @@ def latest_seats(club_pk: int, *, matches: int) -> Statement:
         f") r JOIN {_MEMBER} m ON m.match_id = r.id JOIN {_PLAYER} p ON p.id = m.player_id "
         "ORDER BY r.date_played DESC, r.id DESC, m.side_position, m.id",
         {"club": club_pk, "matches": matches},
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedDay:
+    """The club's matches played on one day (first revisions: a correction is not a new
+    submission) and how many of them were submitted on time."""
+
+    date_played: dt.date
+    total: int
+    on_time: int
+
+
+PLAYED_DAY = Select(
+    PlayedDay,
+    convert={"date_played": (Match, "date_played")},
+    date_played="date_played",
+    total="count(*)",
+    on_time="count(CASE WHEN status = %(on_time)s THEN 1 END)",
+)
+
+
+def played_days(club_pk: int, first: dt.date, last: dt.date) -> Statement:
+    """:class:`PlayedDay` of every day from ``first`` to ``last`` on which the club played
+    (grouped by day: portable SQL; the page adds the days of a month up)."""
+    return Statement(
+        f"SELECT {PLAYED_DAY.sql} FROM {_MATCH} "  # noqa: S608 - table names only
+        "WHERE club_id = %(club)s AND revision = 1 "
+        "AND date_played >= %(first)s AND date_played <= %(last)s GROUP BY date_played",
+        {"club": club_pk, "first": first, "last": last, "on_time": Status.ON_TIME.value},
     )

@@ -17,11 +17,8 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
-from django.db.models.functions import TruncMonth
-
 from matches.disciplines import CODES
-from matches.models import Club, Match, Status
+from matches.models import Club
 from matches.months import Month
 
 from .. import club_sql, sql
@@ -113,9 +110,10 @@ class ClubPage:
 
 def club_page(club_id: str, *, today: Month) -> ClubPage | None:
     """What a club's page shows; None for an unknown club."""
-    club = Club.objects.filter(club_id=club_id).first()
-    if club is None:
+    found = sql.fetch(club_sql.club(club_id))
+    if not found:
         return None
+    club = sql.loaded(Club, club_sql.CLUB_FIELDS, found[0])
     lists = current_lists().lists
     ordered = [lists[code] for code in CODES if code in lists]
     return ClubPage(
@@ -185,24 +183,15 @@ def _match(rows: list[club_sql.Seat]) -> RecentMatch:
 def _punctuality(club: Club, *, last: Month) -> list[Punctuality]:
     """Per month played (the months up to ``last``, oldest first): the club's matches and
     how many were submitted on time. A correction is not a new submission: only first
-    revisions count. One query."""
+    revisions count. One query (by day, added up by month here)."""
     first = last + (1 - PUNCTUALITY_MONTHS)
-    rows = (
-        Match.objects.filter(
-            club=club,
-            revision=1,
-            date_played__gte=first.first_day,
-            date_played__lte=last.last_day,
-        )
-        .annotate(month=TruncMonth("date_played"))
-        .values("month")
-        .annotate(total=Count("id"), on_time=Count("id", filter=Q(status=Status.ON_TIME)))
-    )
     found: dict[dt.date, tuple[int, int]] = {}
-    for row in rows:
-        month = row["month"]
-        day = month.date() if isinstance(month, dt.datetime) else month
-        found[day.replace(day=1)] = (row["total"], row["on_time"])
+    for played in club_sql.PLAYED_DAY.rows(
+        club_sql.played_days(club.pk, first.first_day, last.last_day)
+    ):
+        month = played.date_played.replace(day=1)
+        total, on_time = found.get(month, (0, 0))
+        found[month] = (total + played.total, on_time + played.on_time)
     out = []
     for i in range(PUNCTUALITY_MONTHS):
         day = (first + i).first_day
