@@ -116,21 +116,17 @@ class PlayedDay:
     on_time: int
 
 
-PLAYED_DAY = Select(
-    PlayedDay,
-    convert={"date_played": (Match, "date_played")},
-    date_played="date_played",
-    total="count(*)",
-    on_time="count(CASE WHEN status = %(on_time)s THEN 1 END)",
-)
+_ON_TIME = "count(CASE WHEN x.status = %(on_time)s THEN 1 END)"
+_DAY = {"date_played": (Match, "date_played")}
+PLAYED_DAY = Select.of_table(PlayedDay, "x", convert=_DAY, total="count(*)", on_time=_ON_TIME)
 
 
 def played_days(club_pk: int, first: dt.date, last: dt.date) -> Statement:
     """:class:`PlayedDay` of every day from ``first`` to ``last`` on which the club played
     (grouped by day: portable SQL; the page adds the days of a month up)."""
     return Statement(
-        f"SELECT {PLAYED_DAY.sql} FROM {_MATCH} "  # noqa: S608 - table names only
-        "WHERE club_id = %(club)s AND revision = 1 "
-        "AND date_played >= %(first)s AND date_played <= %(last)s GROUP BY date_played",
+        f"SELECT {PLAYED_DAY.sql} FROM {_MATCH} x "  # noqa: S608 - table names only
+        "WHERE x.club_id = %(club)s AND x.revision = 1 "
+        "AND x.date_played >= %(first)s AND x.date_played <= %(last)s GROUP BY x.date_played",
         {"club": club_pk, "first": first, "last": last, "on_time": Status.ON_TIME.value},
     )
