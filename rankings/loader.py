@@ -196,21 +196,24 @@ def _sides_copy(
         pages_read = f"AND ctid >= '({low},0)'::tid AND ctid < '({high},0)'::tid"
         query = f"SELECT {columns} FROM {table} WHERE {where}"  # noqa: S608
         queries.append(query if streams == 1 else f"{query} {pages_read}")
-        readers.append(_SideStream(capacity=(high - low) * per_page))
+        # The first stream's columns have room for every stream's rows (see below).
+        readers.append(_SideStream(capacity=((high - low) if readers else pages + 1) * per_page))
     drain_copies(
         [f"COPY ({q}) TO STDOUT (FORMAT binary)" for q in queries],
         [reader.feed for reader in readers],
         block_bytes=_PARSE_BLOCK * _SIDE_RECORD.itemsize,
     )
     total = sum(reader.rows for reader in readers)
+    head, *tail = readers
     out: dict[str, Any] = {}
-    for name, (_, dtype) in _SIDE_OUT.items():
-        # Column by column, each stream's column freed as soon as it is copied.
-        out[name] = np.empty(total, dtype=dtype)
-        start = 0
-        for reader in readers:
+    for name in _SIDE_OUT:
+        # The other streams' rows are copied after the first stream's, in its columns,
+        # column by column, each stream's column freed as soon as it is copied.
+        out[name] = column = head.take(name, rows=total)
+        start = head.rows
+        for reader in tail:
             part = reader.take(name)
-            out[name][start : start + len(part)] = part
+            column[start : start + len(part)] = part
             start += len(part)
             del part
     return fladub.Sides(**out)
@@ -238,11 +241,12 @@ class _SideStream:
     so the raw stream (some 60 bytes a row) is never held whole and its parsing overlaps
     the reading of the rest.
 
-    The columns are allocated for ``capacity`` rows (as many as the pages read can hold):
-    memory the kernel only provides where rows are written, so that no column is ever
-    reallocated or pieced together (freed pieces fragment the heap, and the process's
-    peak grows by the columns' size). More rows than that (impossible for a table's page
-    range) would grow the columns."""
+    The columns are allocated for ``capacity`` rows (as many as the pages read can hold;
+    the first stream's for every stream's, so that the others' rows are copied after its
+    own and its columns are the window's): memory the kernel only provides where rows
+    are written, so that no column is ever reallocated or pieced together (freed pieces
+    fragment the heap, and the process's peak grows by the columns' size). More rows
+    than that (impossible for a table's page range) would grow the columns."""
 
     def __init__(self, capacity: int) -> None:
         self.rows = 0
@@ -282,11 +286,14 @@ class _SideStream:
                 grown[: self.rows] = column[: self.rows]
                 self._columns[name] = grown
 
-    def take(self, name: str) -> Any:
-        """The column's rows (once: the stream lets go of it)."""
+    def take(self, name: str, rows: int | None = None) -> Any:
+        """The column's rows (once: the stream lets go of it); with ``rows``, its first
+        ``rows`` slots, the stream's rows first (the column grown when it has fewer)."""
         if not self._trailer_seen:
             raise ValueError("binary COPY stream without its trailer")
-        return self._columns.pop(name)[: self.rows]
+        if rows is not None:
+            self._reserve(rows)
+        return self._columns.pop(name)[: self.rows if rows is None else rows]
 
 
 def pg_dates_to_month_index(

@@ -305,6 +305,11 @@ def test_the_window_parsed_block_by_block_equals_the_whole_parse() -> None:
             got, raw = stream.take(name), expected[column]
             want = loader.pg_dates_to_month_index(raw) if "month" in name else raw
             assert np.array_equal(got, want), (per_block, name)
+    # The first stream's columns take the others' rows after its own.
+    head = loader._SideStream(capacity=4)
+    head.feed(bytearray(b"".join(messages)))
+    column = head.take("player", rows=80)
+    assert len(column) == 80 and np.array_equal(column[:50], expected["player_id"])
 
 
 def test_a_window_stream_refuses_a_null_a_cut_stream_and_data_after_the_end() -> None:
