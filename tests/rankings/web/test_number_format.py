@@ -1,6 +1,9 @@
-"""The player page's fast two-decimal formatter writes what ``floatformat:2`` writes."""
+"""The player page's fast two-decimal formatter writes what ``floatformat:2`` writes; the
+rows' escaping writes what ``html.escape`` writes."""
 
 from __future__ import annotations
+
+import html
 
 import pytest
 from django.template.defaultfilters import floatformat
@@ -9,7 +12,7 @@ from django.utils.formats import get_format
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from rankings.templatetags.public_tags import two_places
+from rankings.templatetags.public_tags import escape, two_places
 
 pytestmark = pytest.mark.django_db(databases=[])
 
@@ -35,3 +38,11 @@ pytestmark = pytest.mark.django_db(databases=[])
 def test_two_places_writes_what_floatformat_writes(language: str, value: float) -> None:
     with translation.override(language):
         assert two_places(value, get_format("DECIMAL_SEPARATOR")) == floatformat(value, 2)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("Pl yer0123&<>\"'äß/-"), max_size=30) | st.text())
+@example(text="Player 0123456")
+@example(text='<b>Ann</b> O\'Hara & "Bo"')
+def test_escape_writes_what_html_escape_writes(text: str) -> None:
+    assert escape(text) == html.escape(text)
