@@ -17,11 +17,13 @@ export DJANGO_SETTINGS_MODULE ?= fido.settings.base
 
 install: $(VENV)/.installed
 
-# Idempotent: the venv is created once, and re-synced only when the lock file changes.
+# Idempotent: the venv is created once, and re-synced only when the lock file changes. The
+# dependencies are compiled to bytecode at install (as a deployment image does): without it,
+# where PYTHONDONTWRITEBYTECODE is set, every process compiles Django again (~1 s of CPU).
 $(VENV)/.installed: requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@$(BIN)/python -m pip install -q --disable-pip-version-check "uv==$(UV_VERSION)" 2>&1 | grep -v "^WARNING: Location" || true
-	$(BIN)/uv pip sync --python $(BIN)/python -q requirements.lock
+	$(BIN)/uv pip sync --python $(BIN)/python -q --compile-bytecode requirements.lock
 	@touch $@
 
 # Re-pin every dependency after editing pyproject.toml.
