@@ -5,6 +5,7 @@ and the secretary and dashboard links for the users who have them; one query for
 logged-in user, none for a visitor). ``|movement``: an entry's arrow and its words for
 screen readers. ``|cents``: integer cents as a localized 2-decimal number.
 ``{% ranking_rows entries urls %}``: the rows of the ranking table.
+``{% forecast_rows months %}``: the rows of the player page's drop-out calendar.
 ``{% counting_rows results urls %}``: the rows of a player's table of counting results.
 ``{% member_rows members lists urls %}``, ``{% recent_rows matches names categories urls %}``:
 the rows of a club page's members and latest results.
@@ -199,6 +200,22 @@ def ranking_rows(entries: Iterable[Any], urls: dict[str, str]) -> SafeString:
             "</tr>\n"
         )
     return mark_safe("".join(rows))  # noqa: S308 - every value above is escaped
+
+
+@register.simple_tag
+def forecast_rows(months: Iterable[dict[str, Any]]) -> SafeString:
+    """The drop-out calendar's rows (the player page's ``forecast.months``): the list's
+    month, the FLADUB, its change and the results leaving (the last two written by the
+    view). Escaped as :func:`ranking_rows` escapes."""
+    return mark_safe(  # noqa: S308 - every value is escaped
+        "".join(
+            f"<tr><td>{escape(str(m['month']))}</td>"
+            f'<td class="num">{escape(cents(m["fladub_cents"]))}</td>'
+            f'<td class="num">{escape(str(m["change"]))}</td>'
+            f"<td>{escape(str(m['leaving']))}</td></tr>\n"
+            for m in months
+        )
+    )
 
 
 @register.simple_tag
