@@ -24,7 +24,10 @@ What it does, every step bounded and on the loopback interface only:
 3. Collects the static files as a release does (into ``var/bench-static``), starts
    gunicorn as deploy/ does (``-c deploy/gunicorn.conf.py``: a process per CPU,
    4 threads each) on the production settings (``fido.settings.production``, ``DEBUG``
-   off, persistent connections; TLS redirect off: plain HTTP on the loopback), no cache.
+   off, persistent connections; TLS redirect off: plain HTTP on the loopback), with Redis as
+   in production (``BENCH_REDIS_URL``, default ``redis://127.0.0.1:6379/13``, flushed first: the
+   API's throttle counters and the ETags of published lists live there; without it they
+   would go to the file cache, two file writes a request that production never pays).
 4. After an untimed warm-up, ``--requests`` GETs of each kind (of the kinds named by
    ``--kind``, repeatable, if given: e.g. ``--kind page:whatif --kind api:whatif``), shuffled, from
    ``--concurrency`` clients (one keep-alive connection each); every response must be
@@ -50,6 +53,7 @@ import json
 import math
 import os
 import random
+import re
 import shlex
 import socket
 import statistics
@@ -77,6 +81,7 @@ from bench.common import (  # noqa: E402
 PROG = "pages.py"
 DOCS_KEY = "pages"
 CLOSE_MONTH = "2026-03"
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/13"
 OPEN_MONTH = "2026-04"  # the month the projection is of, and the what-if asks about
 TOP_PLAYERS = 2_000
 TARGET_P95_MS, TARGET_P99_MS = 50, 100
@@ -94,8 +99,8 @@ def database_url(args: argparse.Namespace) -> str:
 
 
 def server_env(args: argparse.Namespace) -> dict[str, str]:
-    """The production settings on the loopback: plain HTTP, no cache, throttles out of the
-    way (a benchmark's four clients are not four abusers)."""
+    """The production settings on the loopback: plain HTTP, Redis as the cache, throttles
+    out of the way (a benchmark's four clients are not four abusers)."""
     env = {
         **os.environ,
         "DATABASE_URL": database_url(args),
@@ -110,8 +115,17 @@ def server_env(args: argparse.Namespace) -> dict[str, str]:
         "STATIC_ROOT": str(STATIC_ROOT),
         "PYTHONPATH": str(ROOT),
     }
-    env.pop("REDIS_URL", None)  # the pages use no cache here: measure the database work
+    env["REDIS_URL"] = redis_url()
     return env
+
+
+def redis_url() -> str:
+    """The benchmark's own Redis database, on the loopback only."""
+    url = os.environ.get("BENCH_REDIS_URL", DEFAULT_REDIS_URL)
+    host = re.sub(r"^\w+://(?:[^@/]*@)?([^:/]+).*$", r"\1", url)
+    if host not in {"127.0.0.1", "localhost", "::1"}:
+        raise SystemExit(f"pages.py: loopback only: {url}")
+    return url
 
 
 def manage_env(args: argparse.Namespace) -> dict[str, str]:
@@ -556,6 +570,9 @@ def main(argv: list[str] | None = None) -> None:
     )
     plan = plan_requests(found, args.requests, args.seed, args.kinds)
     warmup = plan_requests(found, args.warmup, args.seed + 1, args.kinds) if args.warmup else []
+    import redis
+
+    redis.Redis.from_url(redis_url()).flushdb()
     port = free_port()
     gunicorn = ["-c", "deploy/gunicorn.conf.py", "--access-logfile", "/dev/null"]
     server = start_gunicorn(port, server_env(args), gunicorn)
