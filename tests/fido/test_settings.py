@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import runpy
 import secrets
 
 import pytest
@@ -123,3 +124,33 @@ def test_the_production_procfile_sets_no_development_settings() -> None:
     # The demo's Procfile is the development path, explicitly.
     demo = (ROOT / "deploy" / "Procfile.demo").read_text()
     assert demo.count("DJANGO_SETTINGS_MODULE=fido.settings.base") == 3
+
+
+def test_gunicorn_workers_switch_threads_every_half_millisecond(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """deploy/gunicorn.conf.py as gunicorn reads it: its post_fork hook sets the worker's
+    thread switch interval (0.5 ms, GUNICORN_SWITCH_INTERVAL overrides)."""
+    import sys
+
+    from gunicorn.config import Config
+
+    from tests.processes import ROOT
+
+    def hook_of(conf: dict[str, object]) -> object:
+        cfg = Config()
+        cfg.set("post_fork", conf["post_fork"])
+        return cfg.post_fork
+
+    before = sys.getswitchinterval()
+    try:
+        monkeypatch.delenv("GUNICORN_SWITCH_INTERVAL", raising=False)
+        conf = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+        hook_of(conf)(None, None)
+        assert sys.getswitchinterval() == pytest.approx(0.0005)
+        monkeypatch.setenv("GUNICORN_SWITCH_INTERVAL", "0.002")
+        conf = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+        hook_of(conf)(None, None)
+        assert sys.getswitchinterval() == pytest.approx(0.002)
+    finally:
+        sys.setswitchinterval(before)
