@@ -71,13 +71,43 @@ def test_the_same_page_without_the_tables(busiest: list[int]) -> None:
 
 
 @pytest.mark.postgres
-def test_a_match_s_club_is_a_probe_not_a_hash_of_every_club(busiest: list[int]) -> None:
+@pytest.mark.parametrize("statement", ["match_facts", "match_members"])
+def test_a_match_s_club_is_a_probe_not_a_hash_of_every_club(
+    busiest: list[int], statement: str
+) -> None:
+    """A page's results (their facts, their tables): a probe of each match's club."""
     from rankings import sql
 
     match_ids = list(SideMember.objects.values_list("match_id", flat=True)[:30])
-    statement = sql.match_facts(match_ids)
+    made = getattr(sql, statement)(match_ids)
     with connection.cursor() as cursor:
-        cursor.execute("EXPLAIN " + statement.sql, statement.params)
+        cursor.execute("EXPLAIN " + made.sql, made.params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "Index Scan using matches_club_pkey" in plan, plan
-    assert "Hash" not in plan and "Seq Scan on matches_club" not in plan, plan
+    assert "Seq Scan on matches_club" not in plan, plan
+
+
+def test_many_matches_join_their_clubs_with_the_same_facts(
+    busiest: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over CLUB_PROBES_UP_TO matches the clubs are joined (hashed once on PostgreSQL, not
+    probed a match at a time): the same facts and tables, one statement each."""
+    from rankings import sql
+
+    match_ids = sorted(set(SideMember.objects.values_list("match_id", flat=True)))
+    probed = (
+        sql.MATCH_FACTS.rows(sql.match_facts(match_ids)),
+        sql.fetch(sql.match_members(match_ids)),
+    )
+    assert ("LATERAL" in sql.match_facts(match_ids).sql) == sql.postgres()  # probes below
+    monkeypatch.setattr(sql, "CLUB_PROBES_UP_TO", len(match_ids) - 1)
+    facts, members = sql.match_facts(match_ids), sql.match_members(match_ids)
+    assert "LATERAL" not in facts.sql and "LATERAL" not in members.sql
+    with CaptureQueriesContext(connection) as read:
+        joined = (sql.MATCH_FACTS.rows(facts), sql.fetch(members))
+    assert len(read.captured_queries) == 2
+    assert sorted(joined[0], key=lambda f: f.match_pk) == sorted(
+        probed[0], key=lambda f: f.match_pk
+    )
+    assert joined[1] == probed[1]
+    assert len(joined[0]) == len(match_ids) and {f.club_id for f in joined[0]}
