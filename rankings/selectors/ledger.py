@@ -73,12 +73,13 @@ def entries_in(list_ids: list[int], player_pk: int) -> dict[int, EntryInfo]:
 
 def _held(results: fladub.Breakdown) -> dict[Key, core.Held]:
     units = np.rint(results.weighted * fladub.UNITS_PER_POINT).astype(np.int64).tolist()
-    return {
-        pk: core.Held(units=u, in_best=best)
-        for pk, u, best in zip(
-            results.match_id.tolist(), units, results.in_best.tolist(), strict=True
+    return dict(
+        zip(
+            results.match_id.tolist(),
+            map(core.Held, units, results.in_best.tolist()),
+            strict=True,
         )
-    }
+    )
 
 
 @dataclass(frozen=True)
