@@ -45,6 +45,18 @@ def bytecode_compile() -> None:
             compileall.compile_file(path, quiet=1)
 
 
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def loopback_only(url: str, prog: str) -> str:
+    """``url`` as given if its host is the loopback interface, else exit with one line: a
+    benchmark flushes the databases it is given and loads the servers it talks to."""
+    host = re.sub(r"^\w+://(?:[^@/]*@)?([^:/]+).*$", r"\1", url)
+    if host not in LOOPBACK:
+        raise SystemExit(f"{prog}: loopback only: {url}")
+    return url
+
+
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 

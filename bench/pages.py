@@ -53,7 +53,6 @@ import json
 import math
 import os
 import random
-import re
 import shlex
 import socket
 import statistics
@@ -69,8 +68,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import (  # noqa: E402
+    LOOPBACK,
     close_data,
     ensure_database,
+    loopback_only,
     machine,
     performance_block_write,
     run_main,
@@ -121,11 +122,7 @@ def server_env(args: argparse.Namespace) -> dict[str, str]:
 
 def redis_url() -> str:
     """The benchmark's own Redis database, on the loopback only."""
-    url = os.environ.get("BENCH_REDIS_URL", DEFAULT_REDIS_URL)
-    host = re.sub(r"^\w+://(?:[^@/]*@)?([^:/]+).*$", r"\1", url)
-    if host not in {"127.0.0.1", "localhost", "::1"}:
-        raise SystemExit(f"pages.py: loopback only: {url}")
-    return url
+    return loopback_only(os.environ.get("BENCH_REDIS_URL", DEFAULT_REDIS_URL), "pages.py")
 
 
 def manage_env(args: argparse.Namespace) -> dict[str, str]:
@@ -532,7 +529,7 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
         problems.append("--warmup must be 0..10000")
     if not 1 <= args.concurrency <= 32:
         problems.append("--concurrency must be 1..32")
-    if args.host not in {"127.0.0.1", "localhost", "::1"}:
+    if args.host not in LOOPBACK:
         problems.append(f"loopback only, not {args.host}")
     unknown = [kind for kind in args.kinds or () if kind not in KINDS]
     if unknown:

@@ -70,6 +70,7 @@ sys.path.insert(0, str(ROOT))
 from bench.common import (  # noqa: E402
     close_data,
     cpu_pressure,
+    loopback_only,
     machine,
     migrated_database,
     start_gunicorn,
@@ -625,9 +626,7 @@ def main() -> None:
     database_url = f"postgres://fido@127.0.0.1:5432/{args.database}"
     redis_url = os.environ.get("REDIS_URL", DEFAULT_REDIS_URL)
     for url in (database_url, redis_url):
-        host = re.sub(r"^\w+://(?:[^@/]*@)?([^:/]+).*$", r"\1", url)
-        if host not in {"127.0.0.1", "localhost", "::1"}:
-            raise SystemExit(f"loopback only: {url}")
+        loopback_only(url, "submit.py")
     env = {
         **os.environ,
         "DATABASE_URL": database_url,
