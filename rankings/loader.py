@@ -573,15 +573,11 @@ def _drain_copy(
         flush(buffer)
 
 
-def parse_binary_copy(
-    buffer: bytearray | bytes, columns: Iterable[tuple[str, str]], *, check: bool = True
-) -> Any:
+def parse_binary_copy(buffer: bytearray | bytes, columns: Iterable[tuple[str, str]]) -> Any:
     """A structured NumPy view of a binary COPY of fixed-width, NOT NULL columns.
 
-    Checks the signature, the trailer, and (unless ``check`` is false: then the caller
-    runs :func:`check_binary_records` on every record before using it) every tuple's
-    field count and field lengths, so a NULL or an unexpected type fails loudly instead of
-    shifting the columns.
+    Checks the signature, the trailer, and every tuple's field count and field lengths, so
+    a NULL or an unexpected type fails loudly instead of shifting the columns.
     """
     columns = list(columns)
     view = memoryview(buffer)
@@ -593,8 +589,7 @@ def parse_binary_copy(
     if len(body) % dtype.itemsize:
         raise ValueError("binary COPY stream is not made of fixed-size tuples (a NULL?)")
     records = np.frombuffer(body, dtype=dtype)
-    if check:
-        check_binary_records(records, columns)
+    check_binary_records(records, columns)
     return records
 
 

@@ -122,12 +122,12 @@ def _write_parallel(ranking_list: RankingList, ranking: fladub.RankingList, stre
     bounds = stream_bounds(ranking.rank, streams)
     parts = [_slice(ranking, slice(lo, hi)) for lo, hi in itertools.pairwise(bounds)]
     started = time.perf_counter()
+    connection.ensure_connection()  # before the extras: a failure here leaves none open
     extras = [extra_connection() for _ in range(streams - 1)]
 
     def work(stream: int, conn: Any, _failed: object) -> None:
         _copy(conn, binary_copy_buffer(ranking_list.pk, parts[stream]))
 
-    connection.ensure_connection()
     # Django's connection (autocommit: one transaction) writes the first part.
     run_on_connections(connection.connection, extras, work)
     logger.info(
