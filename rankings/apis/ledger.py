@@ -14,7 +14,6 @@ discipline or player or a month without a list.
 
 from __future__ import annotations
 
-from decimal import Decimal
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -25,7 +24,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from .. import ledger_words
-from ..numbers import POINTS_PLACES
+from ..numbers import POINTS_PLACES, cents_decimal
 from ..selectors.ledger import PlayerLedger, player_ledger
 from ..selectors.lists import ListInfo, published_list
 from ..selectors.projection import projected_list
@@ -76,19 +75,15 @@ class LedgerOutput(PlayerAnswerOutput):
 LedgerOutput._declared_fields["from"] = fladub_field()
 
 
-def _cents(value: int) -> Decimal:
-    return Decimal(value) / 100
-
-
 def _payload(found: PlayerLedger) -> dict[str, Any]:
     return {
-        "from": _cents(found.from_cents),
-        "to": _cents(found.to_cents),
-        "change": _cents(found.ledger.change_cents),
+        "from": cents_decimal(found.from_cents),
+        "to": cents_decimal(found.to_cents),
+        "change": cents_decimal(found.ledger.change_cents),
         "parts": [
             {
                 "kind": part.kind,
-                "amount": _cents(part.cents),
+                "amount": cents_decimal(part.cents),
                 "results": [found.results[key] for key in part.results],
             }
             for part in found.ledger.parts

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -45,10 +46,10 @@ class PlayerLedger:
     rank: core.RankChange
     left_month: Month
 
-    @property
+    @cached_property
     def results(self) -> dict[Key, CountedResult]:
         """Every result a part names, from L(R) or (for results gone) L(R - 1): made when
-        asked for (the API names them; the player page shows only how many)."""
+        first asked for (the API names them; the player page shows only how many), once."""
         pk, discipline = self.points.player_pk, self.points.discipline
         found = {}
         for month in (self.month.prev(), self.month):

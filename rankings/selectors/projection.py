@@ -6,9 +6,9 @@ discipline's projection (:mod:`rankings.services.projection`) as a
 :func:`rankings.selectors.list_page.list_page`, like any list) with the instant it is
 ``as_of``, or None when there is none or it is stale (its month has been published since:
 the projection is of the open month, :func:`rankings.selectors.cycle.open_month`);
-:func:`projected_entry` — a player's entry in it, or None; :func:`projected_standing`
-— both in one query; :func:`latest_projection_run`
-(the dashboard's progress). Every reader marks what these return as provisional.
+:func:`projected_standing` — it and a player's entry in it (or None), in one query;
+:func:`latest_projection_run` (the dashboard's progress). Every reader marks what these
+return as provisional.
 """
 
 from __future__ import annotations
@@ -62,12 +62,6 @@ def projection_info(found: RankingList | sql.ProjectionRow) -> ListInfo:
     """A projected list's row as readers see a list (no query)."""
     row = (found.id, found.discipline, found.month, found.version, found.entry_count)
     return ListInfo(*row, published_at=None)
-
-
-def projected_entry(projected: Projected, player_pk: int) -> EntryInfo | None:
-    """The player's entry in the projection, or None if they would not be listed."""
-    found = sql.LIST_ENTRY.rows(sql.entries_of(player_pk, [projected.ranking_list.id]))
-    return found[0].entry if found else None
 
 
 def latest_projection_run(discipline: str) -> ProjectionRun | None:

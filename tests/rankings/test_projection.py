@@ -11,7 +11,7 @@ from matches.months import Month
 from rankings.models import ProjectionRun, RankingEntry, RankingList
 from rankings.selectors.cycle import open_month
 from rankings.selectors.lists import current_list, published_lists
-from rankings.selectors.projection import projected_entry, projected_list
+from rankings.selectors.projection import projected_list, projected_standing
 from rankings.services.close import CloseRefused
 from rankings.services.projection import (
     NothingToProject,
@@ -100,10 +100,11 @@ def test_a_players_projected_entry() -> None:
     shown = projected_list("fido")
     assert shown is not None
     player_id, rank, cents, _counted, _, _ = entries(projected.pk)[0]
-    entry = projected_entry(shown, player_id)
+    standing, entry = projected_standing("fido", player_id)
+    assert standing == shown
     assert entry is not None and (entry.rank, entry.fladub_cents) == (rank, cents)
     nobody = PlayerFactory()
-    assert projected_entry(shown, nobody.pk) is None
+    assert projected_standing("fido", nobody.pk) == (shown, None)
 
 
 def test_nothing_to_project_and_an_unknown_discipline_change_nothing() -> None:

@@ -13,7 +13,7 @@ from matches.models import Player, SideMember
 from matches.months import Month
 from rankings import sql
 from rankings.models import RankingEntry, RankingList
-from rankings.selectors.projection import projected_entry, projected_list
+from rankings.selectors.projection import projected_list, projected_standing
 from rankings.selectors.whatif import Hypothetical, hypothetical_points, what_if
 from rankings.services.projection import projection_refresh
 from tests.matches.factories import ClubFactory
@@ -234,7 +234,7 @@ def test_the_answer_reads_four_statements_whatever_the_results_and_tables() -> N
         apart = hypothetical_points(me, discipline="fido", month=MONTHS[3], tables=asked)
         assert list(found.results_points) == apart
         assert found.rank is not None and found.fladub_cents > found.projected_cents
-        own = projected_entry(info, me)
+        own = projected_standing("fido", me)[1]
         assert own is not None
         assert (found.projected_rank, found.projected_cents) == (own.rank, own.fladub_cents)
 
