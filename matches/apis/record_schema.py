@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from matches.rules.record import MAX_RECORD_BYTES
+from matches.rules.record import FORMAT, MAX_RECORD_BYTES
 from matches.rules.registry import REGISTRY
 from matches.rules.tiles import austrian_set, double_set
 from matches.rules.variants.fido import DIVISORS, SETS
@@ -151,7 +151,7 @@ def _branch(
     required = ["variant", "seats", *(k for k in ("banker", "stakes", "stake") if k in top)]
     return _obj(
         {
-            "format": {"type": "string", "enum": ["fido-game-record/1"]},
+            "format": {"type": "string", "enum": [FORMAT]},
             "variant": variant_schema,
             "seats": {
                 "type": "array",
