@@ -453,6 +453,8 @@ def regenerate(args: argparse.Namespace) -> dict[str, Any]:
 
 def remove_lists(args: argparse.Namespace, *, before: dt.date | None = None) -> None:
     """Delete the lists of the closed month and later (``before`` None: every list)."""
+    from rankings.partitions import partition_name
+
     where, params = ("WHERE month >= %s", [first_day(CLOSE)]) if before is None else ("", [])
     with superuser(args) as conn:
         conn.execute("SET session_replication_role = replica")  # past the immutability triggers
@@ -465,7 +467,10 @@ def remove_lists(args: argparse.Namespace, *, before: dt.date | None = None) -> 
         )
         conn.execute("UPDATE rankings_closerun SET ranking_list_id = NULL")
         conn.execute("DELETE FROM rankings_currentlist")
+        removed = [row[0] for row in conn.execute(lists, params).fetchall()]
         conn.execute(f"DELETE FROM rankings_rankinglist {where}", params)
+        for list_id in removed:  # their partitions (PostgreSQL 0015), now empty
+            conn.execute(f"DROP TABLE IF EXISTS {partition_name(list_id)}")
         month_where = "WHERE month >= %s" if before is None else ""
         conn.execute(f"DELETE FROM matches_closedmonth {month_where}", params)
         conn.execute(

@@ -4,26 +4,29 @@ In: a :class:`~rankings.models.RankingList` (status ``computing``) and the
 :class:`rankings.fladub.RankingList` computed for it. Out: the number of rows written.
 The caller owns the transaction (with several streams: each stream is its own).
 
-On PostgreSQL the rows go in as one ``COPY ... FROM STDIN (FORMAT binary)`` whose buffer
-NumPy builds whole: a tuple is a fixed-size record except that ``previous_rank`` and
-``movement`` are NULL (a length word of -1, no data) for players new to the list, so each
-row is a 66-byte record of which new players' rows keep the first 58 bytes. Elsewhere
-``bulk_create`` in batches. With ``streams`` > 1 the rows are split into that many
-contiguous slices, never inside a tie (:func:`stream_bounds`), written by as many
-connections at once (:func:`write_entries`).
+On PostgreSQL the list gets a partition of its own (:mod:`rankings.partitions`): a table
+with no index, filled by ``COPY ... FROM STDIN (FORMAT binary)``, then indexed in sorted
+builds and attached to the entries table. NumPy builds the ``COPY`` buffer whole: a tuple
+is a fixed-size record except that ``previous_rank`` and ``movement`` are NULL (a length
+word of -1, no data) for players new to the list, so each row is a 66-byte record of
+which new players' rows keep the first 58 bytes. Elsewhere ``bulk_create`` in batches.
+With ``streams`` > 1 the rows are split into that many contiguous slices, never inside a
+tie (:func:`stream_bounds`), written by as many connections at once, which then build the
+partition's indexes at once (:func:`write_entries`).
 """
 
 from __future__ import annotations
 
 import itertools
 import logging
+import threading
 import time
 from typing import Any
 
 import numpy as np
-from django.db import connection
+from django.db import connection, transaction
 
-from . import fladub
+from . import fladub, partitions
 from .loader import PGCOPY_SIGNATURE, extra_connection, run_on_connections
 from .models import RankingEntry, RankingList
 
@@ -67,9 +70,9 @@ def write_entries(
 ) -> int:
     """Write the entries; ``streams`` > 1 (PostgreSQL, outside any transaction, the list
     row committed): that many ``COPY`` streams on as many connections at once, each its
-    own transaction, so that the server checks the foreign keys and fills the indexes on
-    several cores. Entries committed by some streams when another fails stay in the
-    unpublished list until the next close discards them (as after a crash)."""
+    own transaction, so that the server checks the rows and builds the indexes on several
+    cores. Entries committed by some streams when another fails stay in the unpublished
+    list's unattached table until the next close discards them (as after a crash)."""
     if connection.vendor != "postgresql":
         return _write_bulk(ranking_list, ranking)
     if streams > 1 and len(ranking) >= 2 * streams and not connection.in_atomic_block:
@@ -77,17 +80,15 @@ def write_entries(
     return _write_copy(ranking_list, ranking)
 
 
-def analyze_entries() -> None:
-    """Refresh the planner's statistics of the entries table (PostgreSQL; elsewhere
-    nothing). Until then a fresh list's entries are unknown to the planner, which with
-    autovacuum off or behind planned the new list's pages (a club, a name search) for an
-    empty list: seconds a request, until an ``ANALYZE``. It samples the table (some 0.4 s
-    at 12 lists of a million entries) and runs before the publication, so that the first
-    reader of the new list finds its statistics."""
+def analyze_entries(list_id: int) -> None:
+    """Refresh the planner's statistics of list ``list_id``'s entries (PostgreSQL: its
+    partition; elsewhere nothing). Until then a fresh list's entries are unknown to the
+    planner, which with autovacuum off or behind planned the new list's pages (a club, a
+    name search) and the seal's CSV statement for an empty list: seconds a request, until
+    an ``ANALYZE``. It runs before the seal and the publication."""
     if connection.vendor != "postgresql":
         return
-    with connection.cursor() as cursor:
-        cursor.execute(f"ANALYZE {RankingEntry._meta.db_table}")
+    partitions.partition_analyze(list_id)
 
 
 def _slice(ranking: fladub.RankingList, rows: slice) -> fladub.RankingList:
@@ -123,13 +124,26 @@ def _write_parallel(ranking_list: RankingList, ranking: fladub.RankingList, stre
     parts = [_slice(ranking, slice(lo, hi)) for lo, hi in itertools.pairwise(bounds)]
     started = time.perf_counter()
     connection.ensure_connection()  # before the extras: a failure here leaves none open
+    raw: Any = connection.connection
+    with raw.cursor() as cursor:  # committed (autocommit) before the streams write into it
+        table = partitions.partition_create(cursor, ranking_list.pk)
     extras = [extra_connection() for _ in range(streams - 1)]
+    copied = threading.Barrier(streams)
 
     def work(stream: int, conn: Any, _failed: object) -> None:
-        _copy(conn, binary_copy_buffer(ranking_list.pk, parts[stream]))
+        try:
+            _copy(conn, binary_copy_buffer(ranking_list.pk, parts[stream]), table)
+        except BaseException:
+            copied.abort()  # the others stop waiting (BrokenBarrierError) and build nothing
+            raise
+        copied.wait()
+        for statement in build_share(stream, streams):
+            partitions.index_build(conn, ranking_list.pk, statement, helpers=False)
 
     # Django's connection (autocommit: one transaction) writes the first part.
-    run_on_connections(connection.connection, extras, work)
+    run_on_connections(raw, extras, work)
+    with raw.transaction(), raw.cursor() as cursor:
+        partitions.partition_attach(cursor, ranking_list.pk)
     logger.info(
         "wrote %d entries of list %s in %d streams: %.2f s",
         n,
@@ -140,9 +154,20 @@ def _write_parallel(ranking_list: RankingList, ranking: fladub.RankingList, stre
     return n
 
 
-def _copy(conn: Any, buffer: bytes) -> None:
+def build_share(stream: int, streams: int) -> tuple[str, ...]:
+    """The index builds stream ``stream`` of ``streams`` runs once every row is in: the
+    biggest (the first of :data:`rankings.partitions.INDEX_BUILDS`) alone on stream 0, the
+    others dealt out among the other streams (all on stream 0 when it is the only one)."""
+    first, rest = partitions.INDEX_BUILDS[0], partitions.INDEX_BUILDS[1:]
+    if streams == 1:
+        return partitions.INDEX_BUILDS
+    if stream == 0:
+        return (first,)
+    return rest[stream - 1 :: streams - 1]
+
+
+def _copy(conn: Any, buffer: bytes, table: str) -> None:
     stream = memoryview(buffer)
-    table = RankingEntry._meta.db_table
     statement = f"COPY {table} ({', '.join(ENTRY_COLUMNS)}) FROM STDIN (FORMAT binary)"
     with conn.cursor() as cursor, cursor.copy(statement) as copy:
         for start in range(0, len(stream), _CHUNK_BYTES):
@@ -190,13 +215,22 @@ def _write_copy(ranking_list: RankingList, ranking: fladub.RankingList) -> int:
     started = time.perf_counter()
     buffer = binary_copy_buffer(ranking_list.pk, ranking)
     built = time.perf_counter()
-    _copy(raw, buffer)
+    with transaction.atomic():  # one transaction, or a savepoint in the caller's
+        with raw.cursor() as cursor:
+            table = partitions.partition_create(cursor, ranking_list.pk)
+        _copy(raw, buffer, table)
+        copied = time.perf_counter()
+        for statement in partitions.INDEX_BUILDS:
+            partitions.index_build(raw, ranking_list.pk, statement)
+        with raw.cursor() as cursor:
+            partitions.partition_attach(cursor, ranking_list.pk)
     logger.info(
-        "wrote %d entries of list %s: buffer %.2f s, COPY %.2f s",
+        "wrote %d entries of list %s: buffer %.2f s, COPY %.2f s, indexes %.2f s",
         len(ranking),
         ranking_list.pk,
         built - started,
-        time.perf_counter() - built,
+        copied - built,
+        time.perf_counter() - copied,
     )
     return len(ranking)
 

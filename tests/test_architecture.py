@@ -84,6 +84,7 @@ RAW_SQL = (
     "rankings.sql",
     "rankings.loader",
     "rankings.writer",
+    "rankings.partitions",
     "rankings.review_sql",
     "rankings.club_sql",
 )
@@ -123,6 +124,7 @@ RULES = [
             "rankings.services",
             "rankings.dispatch",
             "rankings.writer",
+            "rankings.partitions",
             *ENTRY_POINTS,
         ),
     ),

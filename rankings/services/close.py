@@ -55,7 +55,7 @@ from matches.models import ClosedMonth
 from matches.months import Month, deadline
 from matches.services import month_freeze
 
-from .. import dispatch, fladub, http_cache, seal, sql, writer
+from .. import dispatch, fladub, http_cache, partitions, seal, sql, writer
 from ..models import CloseRun, CurrentList, Erratum, RankingEntry, RankingList
 from ..selectors.lists import published_list
 from ..selectors.shard_totals import totals_from_wire
@@ -303,7 +303,7 @@ def _write(
             attempt = new_attempt()
             count = writer.write_entries(ranking_list=attempt, ranking=ranking)
             RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
-    writer.analyze_entries()
+    writer.analyze_entries(attempt.pk)
     tracker.stage_done()
     return attempt
 
@@ -482,7 +482,8 @@ def _published(discipline: str, month: Month) -> RankingList | None:
 
 
 def _discard_attempts(*, discipline: str, month: Month) -> None:
-    """Earlier attempts at this list (a crashed or failed run): no entries, status failed."""
+    """Earlier attempts at this list (a crashed or failed run): no entries, status failed,
+    and (PostgreSQL) no partition, attached or left unattached by a crash."""
     stale = RankingList.objects.filter(
         discipline=discipline,
         month=month.first_day,
@@ -490,7 +491,9 @@ def _discard_attempts(*, discipline: str, month: Month) -> None:
     )
     with transaction.atomic():
         RankingEntry.objects.filter(ranking_list__in=stale).delete()
+        stale_ids = list(stale.values_list("pk", flat=True))
         stale.update(status=RankingList.Status.FAILED, entry_count=0)
+    partitions.partitions_drop(stale_ids)
 
 
 def _mark_failed(list_id: int) -> None:

@@ -43,7 +43,7 @@ from matches import audit, clock
 from matches.disciplines import CODES
 from matches.months import Month
 
-from .. import dispatch, fladub, writer
+from .. import dispatch, fladub, partitions, writer
 from ..models import ProjectionRun, RankingEntry, RankingList
 from ..selectors.cycle import open_month
 from ..selectors.window import window
@@ -146,6 +146,7 @@ def _replace(
     the instant the results were read as of)."""
     with transaction.atomic(), audit.recording():
         old = RankingList.objects.filter(discipline=discipline, status=RankingList.Status.PROJECTED)
+        replaced = list(old.values_list("pk", flat=True))
         RankingEntry.objects.filter(ranking_list__in=old).delete()
         old.delete()
         projected = RankingList.objects.create(
@@ -160,7 +161,8 @@ def _replace(
     # As the close does: without statistics of the new entries the review's movers planned
     # the projection as one row (a nested-loop anti-join of 913k by 903k entries: the
     # drop-outs ran for more than 16 minutes at full scale).
-    writer.analyze_entries()
+    writer.analyze_entries(projected.pk)
+    partitions.partitions_drop(replaced)  # after the commit: the parent is locked briefly
     return projected
 
 

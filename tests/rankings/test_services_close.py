@@ -301,15 +301,18 @@ def test_the_close_refreshes_the_planners_statistics_of_the_entries(club, abcd) 
     autovacuum off or behind, a new list's pages were planned as if it were empty)."""
     from django.db import connection
 
+    from rankings.partitions import partition_name
+
     worked_example_table(club, abcd)
     march = close("2026-03")
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT most_common_vals::text FROM pg_stats "
-            "WHERE tablename = 'rankings_rankingentry' AND attname = 'ranking_list_id'"
+            "WHERE tablename = %s AND attname = 'ranking_list_id'",
+            [partition_name(march.pk)],
         )
         found = cursor.fetchall()
-    assert found and str(march.pk) in found[0][0].strip("{}").split(",")
+    assert found and found[0][0].strip("{}").split(",") == [str(march.pk)]
 
 
 def test_the_entries_are_analysed_before_the_list_is_sealed(club, abcd, monkeypatch) -> None:
@@ -321,9 +324,9 @@ def test_the_entries_are_analysed_before_the_list_is_sealed(club, abcd, monkeypa
     steps: list[str] = []
     analyze, list_seal = writer.analyze_entries, seal.list_seal
 
-    def analyzing() -> None:
+    def analyzing(list_id: int) -> None:
         steps.append("analyze")
-        analyze()
+        analyze(list_id)
 
     def sealing(*args, **kwargs) -> None:
         steps.append("seal")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from matches.months import Month
-from rankings import writer
+from rankings import partitions, writer
 from rankings.models import RankingEntry, RankingList
 from tests.matches.factories import ClubFactory, PlayerFactory
 from tests.rankings.factories import close, submit_table
@@ -48,25 +48,40 @@ def test_a_failed_stream_publishes_nothing_and_the_next_close_recovers(
     expected = undisturbed(TARGET)
     copy = writer._copy
 
-    def broken(conn: Any, buffer: bytes) -> None:
+    def broken(conn: Any, buffer: bytes, table: str) -> None:
         if threading.current_thread() is not threading.main_thread():
             raise ConnectionError("the second stream lost its connection")
-        copy(conn, buffer)
+        copy(conn, buffer, table)
 
     monkeypatch.setattr(writer, "_copy", broken)
     with pytest.raises(ConnectionError, match="second stream"):
         close(TARGET)
     attempt = RankingList.objects.get(month=TARGET.first_day)
     assert attempt.status == RankingList.Status.FAILED
-    assert RankingEntry.objects.filter(ranking_list=attempt).count() > 0  # the first half
+    # The first half is in the attempt's table, never attached: no reader sees it.
+    assert partition_rows(attempt.pk) > 0
+    assert not RankingEntry.objects.filter(ranking_list=attempt).exists()
     assert current_id() == RankingList.objects.get(month=TARGET.prev().first_day).pk
 
     monkeypatch.setattr(writer, "_copy", copy)
     published = close(TARGET)
-    assert not RankingEntry.objects.filter(ranking_list=attempt).exists()
+    assert partition_rows(attempt.pk) is None  # the next close dropped it
     assert entries(published) == expected
     lists = RankingList.objects.filter(month=TARGET.first_day).order_by("version")
     assert [(x.version, x.status) for x in lists] == [(1, "failed"), (2, "published")]
+
+
+def partition_rows(list_id: int) -> int | None:
+    """The rows of list ``list_id``'s own table (attached or not), None when it has none."""
+    from django.db import connection
+
+    name = partitions.partition_name(list_id)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass(%s) IS NOT NULL", [name])
+        if not cursor.fetchone()[0]:
+            return None
+        cursor.execute(f"SELECT count(*) FROM {name}")  # noqa: S608
+        return int(cursor.fetchone()[0])
 
 
 def test_stream_cuts_fall_where_a_rank_begins() -> None:
@@ -92,12 +107,12 @@ def test_several_streams_keep_each_tie_in_list_order(settings, monkeypatch) -> N
     second_done = threading.Event()
     copy = writer._copy
 
-    def second_first(conn: Any, buffer: bytes) -> None:
+    def second_first(conn: Any, buffer: bytes, table: str) -> None:
         if threading.current_thread() is threading.main_thread():
             assert second_done.wait(30)
-            copy(conn, buffer)
+            copy(conn, buffer, table)
         else:
-            copy(conn, buffer)
+            copy(conn, buffer, table)
             second_done.set()
 
     monkeypatch.setattr(writer, "_copy", second_first)

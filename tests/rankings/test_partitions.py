@@ -1,0 +1,114 @@
+"""PostgreSQL: each list written by the close is a partition of its own
+(:mod:`rankings.partitions`), indexed like the parent, attached for its list only, and
+immutable once published even when the partition itself is named."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from matches import clock
+from matches.audit import recording
+from rankings import partitions, writer
+from rankings.models import RankingEntry, RankingList
+from rankings.services.projection import projection_refresh
+from tests.rankings.factories import close
+from tests.rankings.test_projection import history
+from tests.rankings.test_services_close import abcd, rows, worked_example_table  # noqa: F401
+
+pytestmark = [pytest.mark.postgres, pytest.mark.django_db]
+
+
+def fetch(sql: str, params: list | None = None) -> list[tuple]:
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params or [])
+        return cursor.fetchall()
+
+
+def test_a_closed_list_is_its_own_partition_with_the_parents_indexes(club, abcd) -> None:  # noqa: F811
+    worked_example_table(club, abcd)
+    march = close("2026-03")
+    name = partitions.partition_name(march.pk)
+    bound = fetch(
+        "SELECT pg_get_expr(c.relpartbound, c.oid) FROM pg_class c "
+        "JOIN pg_inherits i ON i.inhrelid = c.oid "
+        "WHERE i.inhparent = %s::regclass AND c.relname = %s",
+        [partitions.TABLE, name],
+    )
+    assert bound == [(f"FOR VALUES IN ('{march.pk}')",)]
+    # Each of the parent's indexes has this partition's built index as its part.
+    adopted = fetch(
+        "SELECT parent.relname FROM pg_inherits i "
+        "JOIN pg_class child ON child.oid = i.inhrelid "
+        "JOIN pg_class parent ON parent.oid = i.inhparent "
+        "JOIN pg_index x ON x.indexrelid = child.oid "
+        "WHERE x.indrelid = %s::regclass ORDER BY 1",
+        [name],
+    )
+    assert adopted == [
+        ("entry_list_order",),
+        ("entry_once_per_list",),
+        ("rankings_rankingentry_pkey",),
+    ]
+    assert fetch(f"SELECT count(*) FROM {name}") == [(3,)]  # noqa: S608
+    assert fetch(f"SELECT count(*) FROM {partitions.DEFAULT_PARTITION}") == [(0,)]  # noqa: S608
+    assert [r[:2] for r in rows(march)] == [("P-A", "10.00"), ("P-B", "5.00"), ("P-C", "5.00")]
+
+
+def test_a_published_lists_partition_refuses_changes_named_directly(club, abcd) -> None:  # noqa: F811
+    worked_example_table(club, abcd)
+    march = close("2026-03")
+    name = partitions.partition_name(march.pk)
+    insert = (
+        f"INSERT INTO {name} (rank, fladub_cents, results_counted, player_id, ranking_list_id) "  # noqa: S608
+        f"VALUES (9, 1, 1, {abcd[3].pk}, {march.pk})"
+    )
+    for statement in (f"UPDATE {name} SET fladub_cents = 1", f"DELETE FROM {name}", insert):  # noqa: S608
+        with pytest.raises(IntegrityError, match="immutable"), transaction.atomic():
+            fetch(statement)
+    assert len(rows(march)) == 3
+
+
+def test_a_partition_holds_its_list_only_and_orm_rows_go_to_the_default(club, abcd) -> None:  # noqa: F811
+    worked_example_table(club, abcd)
+    may = {"discipline": "fido", "month": dt.date(2026, 5, 1), "version": 1}
+    with recording():  # a computing list, filled by the ORM
+        computing = RankingList.objects.create(**may, created_at=clock.now())
+        RankingEntry.objects.create(
+            ranking_list=computing, player=abcd[0], rank=1, fladub_cents=100, results_counted=1
+        )
+    assert fetch(f"SELECT ranking_list_id FROM {partitions.DEFAULT_PARTITION}") == [  # noqa: S608
+        (computing.pk,)
+    ]
+    march = close("2026-03")  # attaching its partition checks the default's rows: none of it
+    assert [r[0] for r in rows(march)] == ["P-A", "P-B", "P-C"]
+    with connection.cursor() as cursor:  # a table being written: only its list's rows
+        table = partitions.partition_create(cursor, computing.pk + 1)
+    with pytest.raises(IntegrityError, match=f"{table}_list"), transaction.atomic():
+        fetch(
+            f"INSERT INTO {table} (rank, fladub_cents, results_counted, player_id, "  # noqa: S608
+            f"ranking_list_id) VALUES (9, 1, 1, {abcd[3].pk}, {computing.pk})"
+        )
+
+
+def test_a_replaced_projection_leaves_no_partition_behind() -> None:
+    history(5)
+    first = projection_refresh(discipline="fido", now=dt.datetime(2026, 4, 20, tzinfo=dt.UTC))
+    assert fetch("SELECT to_regclass(%s) IS NOT NULL", [partitions.partition_name(first.pk)]) == [
+        (True,)
+    ]
+    second = projection_refresh(discipline="fido", now=dt.datetime(2026, 4, 21, tzinfo=dt.UTC))
+    names = [partitions.partition_name(x.pk) for x in (first, second)]
+    assert fetch("SELECT to_regclass(%s) IS NOT NULL, to_regclass(%s) IS NOT NULL", names) == [
+        (False, True)
+    ]
+
+
+@pytest.mark.parametrize("streams", [1, 2, 3, 4])
+def test_the_streams_build_each_index_once(streams: int) -> None:
+    built = [s for stream in range(streams) for s in writer.build_share(stream, streams)]
+    assert sorted(built) == sorted(partitions.INDEX_BUILDS)
+    if streams > 1:  # the biggest build alone on its stream
+        assert writer.build_share(0, streams) == (partitions.INDEX_BUILDS[0],)
