@@ -162,7 +162,9 @@ def list_page(
         return _numbered_filtered_page(ranking_list, condition, count, ids, page, page_size)
     if count <= EXACT_MATCHES:
         places = _places_of(ranking_list, ids)
-        return _page_of_places(places, after=after, before=before, page_size=page_size)
+        return _page_of_places(
+            ranking_list, places, after=after, before=before, page_size=page_size
+        )
     if count <= MANY_PLAYERS:
         check = sql.in_id_set(ids, condition)
         found = _walked_page(ranking_list, check, after=after, before=before, size=page_size)
@@ -226,14 +228,19 @@ def _places_of(ranking_list: ListInfo, ids: str) -> list[Cursor]:
     return sorted((p.rank, p.id) for p in sql.PLACE.rows(sql.places_of(ranking_list.id, ids)))
 
 
-def _rows_of(chosen: list[Cursor]) -> list[ListRow]:
+def _rows_of(ranking_list: ListInfo, chosen: list[Cursor]) -> list[ListRow]:
     if not chosen:
         return []
-    return sql.LIST_ROW.rows(sql.rows_by_ids([entry_id for _, entry_id in chosen]))
+    return sql.LIST_ROW.rows(sql.rows_by_ids(ranking_list.id, [entry_id for _, entry_id in chosen]))
 
 
 def _page_of_places(
-    places: list[Cursor], *, after: Cursor | None, before: Cursor | None, page_size: int
+    ranking_list: ListInfo,
+    places: list[Cursor],
+    *,
+    after: Cursor | None,
+    before: Cursor | None,
+    page_size: int,
 ) -> RankingPage:
     """A page cut from every (rank, id) of a filtered view, sorted (few players matched)."""
     start = 0 if after is None else bisect.bisect_right(places, after)
@@ -241,7 +248,7 @@ def _page_of_places(
         start = max(0, bisect.bisect_left(places, before) - page_size)
     chosen = places[start : start + page_size]
     return RankingPage(
-        entries=_rows_of(chosen),
+        entries=_rows_of(ranking_list, chosen),
         page_size=page_size,
         total=len(places),
         next_cursor=chosen[-1] if start + page_size < len(places) else None,

@@ -11,7 +11,7 @@ from django.db import IntegrityError, connection, transaction
 
 from matches import clock
 from matches.audit import recording
-from rankings import partitions, writer
+from rankings import partitions, sql, writer
 from rankings.models import RankingEntry, RankingList
 from rankings.services.projection import projection_refresh
 from tests.rankings.factories import close
@@ -112,3 +112,44 @@ def test_the_streams_build_each_index_once(streams: int) -> None:
     assert sorted(built) == sorted(partitions.INDEX_BUILDS)
     if streams > 1:  # the biggest build alone on its stream
         assert writer.build_share(0, streams) == (partitions.INDEX_BUILDS[0],)
+
+
+def partitions_read(statement) -> set[str]:
+    """The entry partitions the plan of ``statement`` reads (PostgreSQL ``EXPLAIN``)."""
+    with connection.cursor() as cursor:
+        cursor.execute("EXPLAIN (FORMAT JSON) " + statement.sql, statement.params)
+        plan = cursor.fetchone()[0]
+    found: set[str] = set()
+
+    def walk(node) -> None:
+        if isinstance(node, dict):
+            name = node.get("Relation Name", "")
+            if name.startswith(partitions.TABLE):
+                found.add(name)
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(plan)
+    return found
+
+
+def test_the_pages_statements_read_their_lists_partition_only() -> None:
+    # Joined back by entry id alone, a page probed every list's partition per row (13
+    # times the buffers with 12 lists); the opponents' strengths, probed by (list, player)
+    # pairs from arrays, were planned as a probe of every partition per pair.
+    history(5)
+    lists = list(RankingList.objects.order_by("month").values_list("pk", flat=True))
+    first, last = lists[0], lists[-1]
+    own = {partitions.partition_name(last)}
+    entry = RankingEntry.objects.filter(ranking_list_id=last).order_by("rank").first()
+    assert entry is not None
+    assert partitions_read(sql.numbered_page(last, position=1, size=10)) == own
+    assert partitions_read(sql.rows_by_ids(last, [entry.pk])) == own
+    assert partitions_read(sql.placed_page(last, str(entry.player_id), offset=0, limit=5)) == own
+    strengths = sql.strengths_of_players({first: [entry.player_id], last: [entry.player_id]})
+    assert partitions_read(strengths) == {partitions.partition_name(x) for x in (first, last)}
+    found = sql.STRENGTH.rows(strengths)
+    assert {(s.list_id, s.player) for s in found} >= {(last, entry.player_id)}
