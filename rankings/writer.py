@@ -134,9 +134,12 @@ def _write_parallel(ranking_list: RankingList, ranking: fladub.RankingList, stre
         try:
             _copy(conn, binary_copy_buffer(ranking_list.pk, parts[stream]), table)
         except BaseException:
-            copied.abort()  # the others stop waiting (BrokenBarrierError) and build nothing
+            copied.abort()  # the others stop waiting and build nothing
             raise
-        copied.wait()
+        try:
+            copied.wait()
+        except threading.BrokenBarrierError:
+            return  # another stream failed: its error is the one raised
         for statement in build_share(stream, streams):
             partitions.index_build(conn, ranking_list.pk, statement, helpers=False)
 
