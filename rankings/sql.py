@@ -420,12 +420,13 @@ def player_match_sides(
     L(earliest) .. L(latest) (:func:`span_condition`), from the members' rows alone (no
     player, match or club row: a busy player's matches seat thousands of players, whose
     names only the shown page needs): the player's results are found on the
-    ``member_player`` index, under the span's condition."""
+    ``member_player`` index, under the span's condition. In no particular order: the FLADUB
+    core sorts its input (:meth:`rankings.fladub.Sides.canonical`, a NumPy ``lexsort``), and
+    PostgreSQL sorting a busy player's 6,579 rows cost its backend 1.8 of 10.2 ms CPU."""
     return Statement(
         f"SELECT {PLAYER_MATCH_SIDES.sql} FROM {_MEMBER} m "  # noqa: S608
         f"WHERE m.match_id IN (SELECT s.match_id FROM {_MEMBER} s "
-        f"WHERE s.player_id = %(player)s AND {span_condition('s')}) "
-        "ORDER BY m.match_id, m.side_position, m.player_id",
+        f"WHERE s.player_id = %(player)s AND {span_condition('s')})",
         {"player": player_pk, **span_params(discipline, earliest, latest)},
     )
 

@@ -62,6 +62,11 @@ class ForecastMonth:
     named: _Named = field(repr=False, compare=False)
 
     @property
+    def leaving_played(self) -> Month:
+        """The month the results leaving were played in (every counting result of it)."""
+        return self.month + (-fladub.WINDOW_MONTHS)
+
+    @property
     def leaving(self) -> tuple[CountedResult, ...]:
         """The results leaving, named (one statement for every result's facts, once)."""
         found = self.named()

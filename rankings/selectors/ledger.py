@@ -132,22 +132,13 @@ def player_ledger(
     # The numbers from the core's arrays; a result becomes an object only if asked for.
     before, after = points.breakdown(month.prev()), points.breakdown(month)
     left_month = month + (-fladub.WINDOW_MONTHS)
-    facts = points.facts() if len(before.match_id) and len(after.match_id) else {}
-    earlier_pks = set(before.match_id.tolist())
-    earlier = {(facts[pk].club_id, facts[pk].external_id) for pk in earlier_pks if facts}
     found = core.decompose(
         _held(before),
         _held(after),
         left=set(before.match_id[before.month_played == left_month.index].tolist()),
         from_cents=from_entry.fladub_cents if from_entry else 0,
         to_cents=to_entry.fladub_cents if to_entry else 0,
-        corrections={
-            pk
-            for pk in after.match_id.tolist()
-            if earlier
-            and (facts[pk].club_id, facts[pk].external_id) in earlier
-            and pk not in earlier_pks
-        },
+        corrections=_corrections(points, before, after),
     )
     rank = core.RankChange(
         rank_from=from_entry.rank if from_entry else None,
@@ -166,6 +157,33 @@ def player_ledger(
         rank=rank,
         left_month=left_month,
     )
+
+
+def ledger_matches(points: PlayerPoints, month: Month) -> set[int]:
+    """The matches whose facts the ledger of L(``month``) reads (:func:`_corrections`):
+    the results counting in only one of L(R - 1) and L(R), none if either has no result.
+    A caller making several ledgers reads them all first, in one statement
+    (:meth:`PlayerPoints.facts`)."""
+    before, after = points.breakdown(month.prev()), points.breakdown(month)
+    if not len(before.match_id) or not len(after.match_id):
+        return set()
+    return set(before.match_id.tolist()) ^ set(after.match_id.tolist())
+
+
+def _corrections(
+    points: PlayerPoints, before: fladub.Breakdown, after: fladub.Breakdown
+) -> set[int]:
+    """The results of L(R) that are corrected revisions of a result of L(R - 1): new in
+    L(R), with the club and match id of a result gone from it. Only the results counting
+    in one of the two lists are named (:func:`ledger_matches`: a busy player's few hundred,
+    not their thousand): a correction voids the old revision from the month the new one
+    counts in (``matches/services/correct.py``), so two revisions never count in one list."""
+    if not len(before.match_id) or not len(after.match_id):
+        return set()
+    earlier, later = set(before.match_id.tolist()), set(after.match_id.tolist())
+    facts = points.facts(earlier ^ later)
+    gone = {(facts[pk].club_id, facts[pk].external_id) for pk in earlier - later}
+    return {pk for pk in later - earlier if (facts[pk].club_id, facts[pk].external_id) in gone}
 
 
 def _rank_change(

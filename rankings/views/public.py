@@ -23,6 +23,7 @@ from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 from django.views.decorators.http import require_GET
 
 from fido.collation import name_key
@@ -42,8 +43,8 @@ from ..selectors.counting_results import (
     counting_results_page,
     player_points,
 )
-from ..selectors.forecast import player_forecast
-from ..selectors.ledger import Known, player_ledger
+from ..selectors.forecast import Forecast, player_forecast
+from ..selectors.ledger import Known, ledger_matches, player_ledger
 from ..selectors.lists import (
     EntryInfo,
     ListInfo,
@@ -447,10 +448,13 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     entry = entries.get(selected)
     # The month after the latest published list: the open month (one query less).
     start = every[-1].list_month.next() if every else None
+    calendar = player_forecast(found.pk, discipline=selected, points=counted, start=start)
+    if counted is not None:  # the facts the ledgers and the calendar name, in one statement
+        counted.facts(_named_matches(counted, [ranking_list, projected], calendar))
     context: dict[str, Any] = {
         "projected": projected,
         "ledgers": _ledgers(found.pk, ranking_list, projected, counted, every, projected_entry),
-        "forecast": _forecast(found.pk, selected, counted, start),
+        "forecast": _forecast(calendar),
         "projected_entry": projected_entry,
         "player": found,
         "selected": selected,
@@ -499,12 +503,38 @@ def _player_points(
     return player_points(player_pk, discipline=discipline, months=months)
 
 
-def _forecast(
-    player_pk: int, discipline: str, points: PlayerPoints | None, start: Month | None
-) -> dict[str, Any] | None:
+def _named_matches(points: PlayerPoints, targets: list[Any], calendar: Forecast) -> set[int]:
+    """The matches whose facts the page's ledgers (of the current list and the projection,
+    ``targets``: a list or a projection, or None) and its drop-out calendar name."""
+    wanted = {
+        pk
+        for month in calendar.months
+        if len(month.leaving_pks) <= LEAVING_NAMED_UP_TO
+        for pk in month.leaving_pks
+    }
+    for target in targets:
+        ranking_list = getattr(target, "ranking_list", target)
+        if ranking_list is None:
+            continue
+        month = ranking_list.list_month
+        if points.covers(month.prev(), points.discipline) and points.covers(
+            month, points.discipline
+        ):
+            wanted |= ledger_matches(points, month)
+    return wanted
+
+
+LEAVING_NAMED_UP_TO = 10
+"""The drop-out calendar names the results leaving in a list up to this many; more, and it
+says how many and the month they were played in (they are every counting result of that
+month: the results table lists them by date). A busy player's 1,354 results were a cell of
+a hundred names a month, and every one's facts read (5,447 buffers) for the page."""
+
+
+def _forecast(found: Forecast) -> dict[str, Any] | None:
     """The drop-out calendar: the next 12 numbers if the player plays nothing (a chart and
     its table); None when the player has no counting result."""
-    found = player_forecast(player_pk, discipline=discipline, points=points, start=start)
+    discipline = found.discipline
     if not any(m.fladub_cents for m in found.months):
         return None
     labels = [str(m.month) for m in found.months]
@@ -523,8 +553,11 @@ def _forecast(
         height=220,
         value_format=lambda v: number_format(v, 2),
     )
-    # The results leaving, by their matches' facts (read once for the page's ledgers too).
-    facts = found.points.facts() if found.points is not None else {}
+    # The results leaving, by their matches' facts (read with the ledgers', up to
+    # LEAVING_NAMED_UP_TO a month), or how many and when they were played.
+    named = [m.leaving_pks for m in found.months if len(m.leaving_pks) <= LEAVING_NAMED_UP_TO]
+    wanted = [pk for pks in named for pk in pks]
+    facts = found.points.facts(wanted) if found.points is not None and wanted else {}
     rows = [
         {
             "month": m.month,
@@ -532,7 +565,14 @@ def _forecast(
             "change": ledger_words.signed(m.change_cents),
             # Written here, not in the template: a busy player's thousand results leave in
             # the next 12 months, and the template language took most of the page's time.
-            "leaving": _leaving(facts, m.leaving_pks),
+            "leaving": _leaving(facts, m.leaving_pks)
+            if len(m.leaving_pks) <= LEAVING_NAMED_UP_TO
+            else ngettext(
+                "%(count)s result played in %(month)s",
+                "%(count)s results played in %(month)s",
+                len(m.leaving_pks),
+            )
+            % {"count": len(m.leaving_pks), "month": m.leaving_played},
         }
         for m in found.months
     ]

@@ -3,6 +3,8 @@ plays nothing are the numbers the closes then publish, and the results leave whe
 
 from __future__ import annotations
 
+import html
+import re
 from decimal import Decimal
 
 import pytest
@@ -11,6 +13,7 @@ from django.test import Client
 from matches.months import Month
 from rankings.models import RankingEntry
 from rankings.selectors.forecast import player_forecast
+from rankings.views.public import LEAVING_NAMED_UP_TO
 from tests.matches.factories import ClubFactory, PlayerFactory
 from tests.rankings.factories import close, submit_table
 
@@ -25,6 +28,12 @@ def ada():
     close("2026-03")
     submit_table(club, [([ada], 5), ([cy], 1)], id="a1", date="2026-04-10")
     return ada
+
+
+def _leaving_cells(page: str) -> list[str]:
+    """The text of the drop-out calendar's "results leaving" cells, row by row."""
+    table = page.split('class="forecast-table"', 1)[1].split("</table>", 1)[0]
+    return [html.unescape(cell) for cell in re.findall(r"<td>([^<]*)</td></tr>", table)]
 
 
 def test_by_hand(ada) -> None:
@@ -102,6 +111,7 @@ def test_the_numbers_without_objects_and_the_leaving_named_on_demand(client: Cli
         close(month)
     start = months[-1]
     busiest = SideMember.objects.values_list("player__player_id", "player_id").distinct()[:6]
+    summarized = listed = 0
     for player_id, pk in busiest:
         points = player_points(pk, discipline="fido", months=[start])
         with CaptureQueriesContext(connection) as read:
@@ -118,6 +128,16 @@ def test_the_numbers_without_objects_and_the_leaving_named_on_demand(client: Cli
         assert leaving == [by_month.get(m.month + (-12), []) for m in found.months]
         body = client.get(f"/api/rankings/fido/players/{player_id}/forecast").json()
         page = client.get(f"/players/{player_id}/?discipline=fido").content.decode()
-        for month in body["months"]:
-            for result in month["leaving"]:
-                assert f"{result['club']}/{result['match_id']} ({result['date_played']})" in page
+        cells = _leaving_cells(page)
+        assert len(cells) == len(body["months"]) == 12
+        for month, cell in zip(body["months"], cells, strict=True):
+            leaving = month["leaving"]
+            if len(leaving) > LEAVING_NAMED_UP_TO:  # how many, and when they were played
+                played = M.parse(month["month"]) + (-12)
+                assert cell == f"{len(leaving)} results played in {played}"
+                summarized += 1
+                continue
+            named = [f"{r['club']}/{r['match_id']} ({r['date_played']})" for r in leaving]
+            assert cell == (", ".join(named) or "\N{EM DASH}")
+            listed += len(named)
+    assert summarized and listed  # both kinds of cell were checked

@@ -6,17 +6,18 @@ from __future__ import annotations
 
 import datetime as dt
 from decimal import Decimal
+from html import unescape
 
 import pytest
 from django.test import Client
 
 from matches.models import Match
 from matches.months import Month
-from matches.services import match_void
+from matches.services import match_correct, match_void
 from rankings.selectors.ledger import player_ledger
 from rankings.selectors.lists import published_list
 from rankings.services.projection import projection_refresh
-from tests.matches.factories import PlayerFactory
+from tests.matches.factories import AdminFactory, PlayerFactory, match_payload
 from tests.rankings.factories import close, random_results, received, submit_table
 
 pytestmark = pytest.mark.django_db
@@ -155,3 +156,33 @@ def test_the_apis_refusals_are_in_the_users_language(client: Client, url, englis
         response = client.get(url, HTTP_ACCEPT_LANGUAGE=language)
         assert response.status_code in (400, 404)
         assert words in response.json()["errors"][0]["message"], (language, response.json())
+
+
+def test_a_correction_is_named_as_corrected_on_the_page_and_in_the_api(
+    client: Client, club, people
+) -> None:
+    """A match corrected after its list was closed: in the next list its new revision is
+    "voided or corrected", not new. The ledger reads the facts of the results counting in
+    only one of the two lists (the player page, of both its ledgers at once): the old
+    revision is among them, so the correction is recognised either way."""
+    a, b, c = people["A"], people["B"], people["C"]
+    submit_table(club, [([a], 5), ([c], 1)], id="t0", date="2026-03-05")
+    submit_table(club, [([a], 5), ([b], 1)], id="t1", date="2026-03-10")
+    close("2026-03")
+    match_correct(
+        match=Match.objects.get(external_id="t1"),
+        payload=match_payload(club, [([a], 5), ([b], 1), ([c], 0)], id="t1", date="2026-03-10"),
+        by=AdminFactory(),
+        now=received(dt.date(2026, 4, 2)),
+        reason="C played too",
+        as_admin=True,
+        channel="web",
+    )
+    submit_table(club, [([b], 5), ([c], 1)], id="b2", date="2026-04-05")
+    close("2026-04")
+    body = client.get(URL.format("P-A") + "?month=2026-04").json()
+    kinds = {p["kind"]: p for p in body["parts"]}
+    assert [r["match_id"] for r in kinds["voided"]["results"]] == ["t1", "t1"]  # old, new
+    assert "new" not in kinds
+    html = client.get("/players/P-A/").content.decode()
+    assert body["sentences"][0] in unescape(html)
