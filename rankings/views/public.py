@@ -450,7 +450,8 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
     start = every[-1].list_month.next() if every else None
     calendar = player_forecast(found.pk, discipline=selected, points=counted, start=start)
     if counted is not None:  # the facts the ledgers and the calendar name, in one statement
-        counted.facts(_named_matches(counted, [ranking_list, projected], calendar))
+        ledgered = [ranking_list, projected.ranking_list if projected else None]
+        counted.facts(_named_matches(counted, ledgered, calendar))
     context: dict[str, Any] = {
         "projected": projected,
         "ledgers": _ledgers(found.pk, ranking_list, projected, counted, every, projected_entry),
@@ -503,17 +504,18 @@ def _player_points(
     return player_points(player_pk, discipline=discipline, months=months)
 
 
-def _named_matches(points: PlayerPoints, targets: list[Any], calendar: Forecast) -> set[int]:
-    """The matches whose facts the page's ledgers (of the current list and the projection,
-    ``targets``: a list or a projection, or None) and its drop-out calendar name."""
+def _named_matches(
+    points: PlayerPoints, ledgered: list[ListInfo | None], calendar: Forecast
+) -> set[int]:
+    """The matches whose facts the page's ledgers (of the current list and the projection's,
+    ``ledgered``; None: no such list) and its drop-out calendar name."""
     wanted = {
         pk
         for month in calendar.months
         if len(month.leaving_pks) <= LEAVING_NAMED_UP_TO
         for pk in month.leaving_pks
     }
-    for target in targets:
-        ranking_list = getattr(target, "ranking_list", target)
+    for ranking_list in ledgered:
         if ranking_list is None:
             continue
         month = ranking_list.list_month
