@@ -11,7 +11,9 @@ downloaded file. Reads only; ``manage.py verify_list`` is its command.
    condition); for an erratum (v2, ...), the erratum's window after the events up to the
    sequence numbers the list records (:func:`rankings.sql.erratum_condition`), so that
    corrections made after it are left out. The strength lists are the versions in force
-   when the list was published (a later erratum of an earlier month is left out). Merges
+   when the list was published (a later erratum of an earlier month is left out), read
+   from their entries, not from the packs the close read (:mod:`rankings.list_packs`), so
+   that a pack that differed from its list's entries would fail this check. Merges
    and merge undos made after the publication moved results in place, so they are
    reversed on the loaded rows, newest first;
 3. FLADUB recomputed from that window equals the stored list entry by entry (player,
@@ -77,6 +79,7 @@ def verify_stored(ranking_list: RankingList) -> list[Difference]:
         streams=1,
         basis=basis,
         as_of=ranking_list.published_at,
+        packs=False,  # the entries, not the packs the close read: so they are checked too
     )
     sides = _as_at_close(inputs.sides, ranking_list)
     digest = seal.inputs_digest(sides)

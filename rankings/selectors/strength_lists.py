@@ -8,8 +8,10 @@ cents) for every M whose list in force, L(M - 1), is published: what
 L(M - 1)).
 
 - Whole lists (no ``players``): every entry. The close reads them so
-  (:func:`rankings.selectors.window.window`), on PostgreSQL through the loader's binary
-  ``COPY`` on ``streams`` connections.
+  (:func:`rankings.selectors.window.window`): from the list's pack where it has one
+  (:func:`rankings.list_packs.packs_read`, one row per list), else from its entries, on
+  PostgreSQL through the loader's binary ``COPY`` on ``streams`` connections (lists
+  published before packs existed, until ``manage.py pack_lists`` packs them).
 - Restricted to ``players`` (month M -> the players of the matches of M): each list's
   entries of the players of the month it serves, plus its top entry (F_max, the divisor
   of q = F / F_max, so that a restricted list gives every listed player the q the whole
@@ -32,7 +34,7 @@ import numpy as np
 
 from matches.months import Month
 
-from .. import fladub, loader, sql
+from .. import fladub, list_packs, loader, sql
 
 
 def strength_lists(
@@ -43,17 +45,19 @@ def strength_lists(
     streams: int = 1,
     portable: bool = False,
     as_of: dt.datetime | None = None,
+    packs: bool = True,
 ) -> dict[int, fladub.PublishedList]:
     """The lists in force in ``months`` (L(M - 1) for each M), whole or restricted to the
     players each month M needs (``players[M]``) and each list's top entry; keyed by the
     month index of the list. With
     ``as_of``: the versions in force just before that instant (a list published then read
-    these: ``verify_list``), else the latest versions."""
+    these: ``verify_list``), else the latest versions. ``packs`` False: whole lists from
+    their entries only (``verify_list``, which so checks the packs the close read)."""
     lists = _published_ids(discipline, {m.prev() for m in months}, as_of)
     if not lists:
         return {}
     if players is None:
-        return loader.whole_lists(lists, streams=streams, portable=portable)
+        return _whole(lists, streams=streams, portable=portable, packs=packs)
     wanted = {index: set(players.get(Month.from_index(index).next(), ())) for index in lists}
     return _restricted(lists, wanted)
 
@@ -70,6 +74,17 @@ def _published_ids(
         else sql.list_ids_as_of(discipline, months, as_of)
     )
     found = {Month.of(row.month).index: row.id for row in sql.LIST_MONTH.rows(statement)}
+    return dict(sorted(found.items()))
+
+
+def _whole(
+    lists: dict[int, int], *, streams: int, portable: bool, packs: bool
+) -> dict[int, fladub.PublishedList]:
+    """The lists whole: from their packs, the lists without one from their entries."""
+    found = list_packs.packs_read(lists) if packs else {}
+    rest = {index: list_id for index, list_id in lists.items() if index not in found}
+    if rest:
+        found.update(loader.whole_lists(rest, streams=streams, portable=portable))
     return dict(sorted(found.items()))
 
 

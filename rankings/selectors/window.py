@@ -16,7 +16,8 @@ In: a discipline and the month R of the list L(R). Out: :class:`Window`, the inp
 
 An erratum reads its own window (``basis``: the results as they stood after the events up
 to the basis, docs/fladub.md "Errata"); ``verify_list`` reads the strength lists in force
-when the list it checks was published (``as_of``).
+when the list it checks was published (``as_of``), from their entries (``packs=False``),
+where the close reads each list's pack when it has one (:mod:`rankings.list_packs`).
 
 Guaranteed: one snapshot for all of it. As the outermost transaction on PostgreSQL, a
 ``REPEATABLE READ, READ ONLY`` transaction whose snapshot the loader's parallel
@@ -73,12 +74,14 @@ def window(
     basis: ErratumBasis | None = None,
     as_of: dt.datetime | None = None,
     order_later: bool = False,
+    packs: bool = True,
 ) -> Window:
     """The results counting in L(month), their strength lists and the player order.
 
     ``shard`` = (w, n): only the whole matches of shard w's players (for
     :func:`rankings.fladub.compute_partial`); ``basis``: an erratum's window; ``as_of``:
-    the strength lists in force just before that instant. With ``order_later`` (and the
+    the strength lists in force just before that instant; ``packs`` False: the strength
+    lists from their entries only, never from their packs. With ``order_later`` (and the
     fast path, as the outermost transaction), the player order is still being read, in
     the same snapshot, when this returns (:func:`rankings.loader.player_order_later`):
     ``Window.player_order`` waits for it."""
@@ -106,6 +109,7 @@ def window(
             streams=streams,
             portable=not fast,
             as_of=as_of,
+            packs=packs,
         )
         # A shard's totals need no tie-break: the coordinator ranks (with the order).
         order = None if shard else _order(fast=fast, later=order_later and outermost)

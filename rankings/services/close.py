@@ -14,7 +14,9 @@
   flip. Nothing is published twice and never a different list.
 - **Atomic publication.** Entries are written into a new list in status ``computing``
   (invisible to readers), then one transaction marks it ``published`` and moves the
-  discipline's :class:`~rankings.models.CurrentList` pointer to it (:func:`list_publish`).
+  discipline's :class:`~rankings.models.CurrentList` pointer to it (:func:`list_publish`),
+  and stores the list's pack (its players and cents, the arrays just written as entries:
+  :mod:`rankings.list_packs`), which later closes read instead of the entries.
 - **Crash-safe.** A run that dies (exception, killed worker) leaves no published list; its
   ``computing`` attempt is marked ``failed`` and its entries deleted by the next run, which
   computes the list again from the same frozen data: the same list.
@@ -55,7 +57,7 @@ from matches.models import ClosedMonth
 from matches.months import Month, deadline
 from matches.services import month_freeze
 
-from .. import dispatch, fladub, http_cache, partitions, seal, sql, writer
+from .. import dispatch, fladub, http_cache, list_packs, partitions, seal, sql, writer
 from ..models import CloseRun, CurrentList, Erratum, RankingEntry, RankingList
 from ..selectors.lists import published_list
 from ..selectors.shard_totals import totals_from_wire
@@ -157,11 +159,12 @@ def month_close(
             attempt = _write(
                 month, discipline, ranking, tracker=tracker, erratum=erratum, basis=basis
             )
+            listed = ranking.to_published()  # its pack: the arrays just written as entries
             del ranking
             try:
                 tracker.stage("publish")
                 seal.list_seal(attempt.pk, inputs)
-                published = list_publish(attempt.pk)
+                published = list_publish(attempt.pk, listed=listed)
             except BaseException:
                 _mark_failed(attempt.pk)
                 raise
@@ -407,13 +410,17 @@ def close_lock(discipline: str) -> Iterator[None]:
             logger.warning("could not release the close lock of %s", discipline, exc_info=True)
 
 
-def list_publish(list_id: int) -> RankingList:
+def list_publish(list_id: int, *, listed: fladub.PublishedList | None = None) -> RankingList:
     """Mark the list published and flip the pointer, in one transaction; if another close
     published the month first, mark this attempt failed and return that list. An
-    erratum's list supersedes the month's published version in the same transaction."""
+    erratum's list supersedes the month's published version in the same transaction.
+    ``listed``: the list's players and cents as written in its entries, stored in the same
+    transaction as its pack (:mod:`rankings.list_packs`: what later closes read)."""
     try:
         with transaction.atomic():
             _flip(list_id)
+            if listed is not None:
+                list_packs.pack_insert(list_id, listed)
     except _AlreadyPublished as already:
         _mark_failed(list_id)
         return already.ranking_list

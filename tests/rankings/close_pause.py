@@ -18,5 +18,5 @@ __all__ = ["app"]
 pause_when_the_worker_starts(
     "rankings.services.close",
     "list_publish",
-    lambda list_id: f"close_pause: {PAUSE_SECONDS} s before publishing list {list_id}",
+    lambda list_id, **_: f"close_pause: {PAUSE_SECONDS} s before publishing list {list_id}",
 )

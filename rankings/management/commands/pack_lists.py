@@ -1,0 +1,31 @@
+"""``manage.py pack_lists [--discipline D]``: store the pack of every published list that
+has none (:func:`rankings.services.packs.packs_backfill`), so that the close reads it in
+milliseconds instead of copying its entries (docs/performance.md, "Packs of published
+lists"). Lists published by the close already have theirs; run it once after the upgrade
+that added packs. Safe to run at any time, again, or beside a close: it only adds packs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from matches.disciplines import CODES
+from rankings.services.packs import packs_backfill
+
+
+class Command(BaseCommand):
+    help = "Pack the published ranking lists that have no pack yet."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--discipline", choices=CODES, help="default: every discipline")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        def said(list_id: int, entries: int) -> None:
+            self.stdout.write(f"packed list {list_id}: {entries} entries")
+
+        packed = packs_backfill(discipline=options["discipline"], progress=said)
+        self.stdout.write(
+            f"{packed} list(s) packed" if packed else "every published list has its pack"
+        )
