@@ -14,6 +14,10 @@ binary ``COPY`` built by NumPy, foreign-key triggers off (superuser
 indexes built after the load. Then it publishes the ``--lists`` lists of the months before
 2026-03 (opponent strength and previous ranks; 90% of the players on each, random FLADUB):
 when only the number of lists differs from what is stored, only the lists are rebuilt.
+Each list gets its pack as the close would have stored it (:mod:`rankings.list_packs`),
+and ``ensure`` packs any list that has none (``manage.py pack_lists``); with
+``--no-packs`` it removes the packs instead, the cold case of lists published before packs
+existed. The ``META`` line says how many of those lists have a pack (``packs``).
 ``reset`` removes what a close or a peer of an earlier run left for 2026-03. Not timed.
 """
 
@@ -303,7 +307,7 @@ def publish_previous_lists(*, n_players: int, lists: int, seed: int) -> None:
     from matches import audit
     from matches.models import ClosedMonth
     from matches.months import Month
-    from rankings import fladub, writer
+    from rankings import fladub, list_packs, writer
     from rankings.models import CurrentList, RankingList
 
     rng = np.random.default_rng(seed + 1)
@@ -336,6 +340,7 @@ def publish_previous_lists(*, n_players: int, lists: int, seed: int) -> None:
             RankingList.objects.filter(pk=row.pk).update(
                 status="published", published_at=at, entry_count=len(listed)
             )
+            list_packs.pack_insert(row.pk, ranking.to_published())  # as list_publish does
             ClosedMonth.objects.get_or_create(
                 discipline="fido", month=first_day(month), defaults={"closed_at": at}
             )
@@ -430,7 +435,7 @@ def regenerate(args: argparse.Namespace) -> dict[str, Any]:
             "matches_submission, matches_idempotencyrecord, matches_playermerge, "
             "matches_secretary, matches_player, matches_club, matches_closedmonth, "
             "rankings_currentlist, rankings_closerun, rankings_rankingentry, "
-            "rankings_rankinglist, bench_meta RESTART IDENTITY CASCADE"
+            "rankings_listpack, rankings_rankinglist, bench_meta RESTART IDENTITY CASCADE"
         )
         conn.execute("SET session_replication_role = replica")  # no FK triggers: valid data
         conn.execute("SET synchronous_commit = off")
@@ -462,6 +467,7 @@ def remove_lists(args: argparse.Namespace, *, before: dt.date | None = None) -> 
         conn.execute(
             f"DELETE FROM rankings_rankingentry WHERE ranking_list_id IN ({lists})", params
         )
+        conn.execute(f"DELETE FROM rankings_listpack WHERE ranking_list_id IN ({lists})", params)
         conn.execute(
             f"DELETE FROM rankings_projectionreview WHERE ranking_list_id IN ({lists})", params
         )
@@ -509,7 +515,38 @@ def ensure(args: argparse.Namespace) -> dict[str, Any]:
             print(f"  vacuum analyze: {time.perf_counter() - t:.1f} s", flush=True)
             meta["lists"] = args.lists
             store_meta(conn, meta)
+    meta["packs"] = packs_ensure(args)
     return meta
+
+
+def packs_ensure(args: argparse.Namespace) -> int:
+    """Pack the lists before 2026-03 that have no pack (``--packs``, as ``manage.py
+    pack_lists`` would), or remove their packs (``--no-packs``); return how many of them
+    have one now."""
+    before = [first_day(CLOSE)]
+    if args.packs:
+        _django(args)
+        from rankings.services.packs import packs_backfill
+
+        t = time.perf_counter()
+        packed = packs_backfill()
+        if packed:
+            print(f"  packed {packed} list(s) in {time.perf_counter() - t:.1f} s", flush=True)
+    else:
+        with superuser(args) as conn:
+            conn.execute("SET session_replication_role = replica")  # past the pack guard
+            conn.execute(
+                "DELETE FROM rankings_listpack WHERE ranking_list_id IN "
+                "(SELECT id FROM rankings_rankinglist WHERE month < %s)",
+                before,
+            )
+    with superuser(args) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM rankings_listpack p JOIN rankings_rankinglist l "
+            "ON l.id = p.ranking_list_id WHERE l.month < %s",
+            before,
+        ).fetchone()
+    return int(row[0]) if row else 0
 
 
 def _django(args: argparse.Namespace) -> None:
@@ -533,6 +570,9 @@ def main() -> None:
     parser.add_argument("--user", default="fido")
     parser.add_argument("--superuser", default="postgres")
     parser.add_argument("--regenerate", action="store_true")
+    parser.add_argument(
+        "--no-packs", dest="packs", action="store_false", help="the earlier lists without packs"
+    )
     args = parser.parse_args()
     if args.action == "reset":
         remove_lists(args)

@@ -5,6 +5,7 @@ COPY + NumPy pipeline. Every contender is timed as a whole process, start-up inc
     .venv/bin/python bench/close_month.py                  # 1,000,000 players, 12,000,000 results
     .venv/bin/python bench/close_month.py --scale 0.25     # 250,000 players, 3,000,000 results
     .venv/bin/python bench/close_month.py --lists 12       # steady state: 12 earlier lists
+    .venv/bin/python bench/close_month.py --lists 12 --cold  # the same lists without packs
     .venv/bin/python bench/close_month.py --scale 0.01 --repeat 1 --database fido_bench_close_quick
 
 What it does, in a dedicated database (``--database``, default ``fido_bench_close``: its
@@ -13,7 +14,8 @@ missing, then migrated):
 
 1. ``bench/close_data.py ensure`` (a child process) generates the data once and keeps it
    (3 to 5 minutes at full size, not timed), with ``--lists`` published lists before
-   2026-03.
+   2026-03, each with its pack as the close stores it (``--cold``: without, as lists
+   published before packs existed; the result's ``data.packs`` says how many had one).
 2. ``--repeat`` rounds, each after ``bench/close_data.py reset``:
    - **the close**: ``manage.py close_month 2026-03 --discipline fido --inline`` in a fresh
      interpreter (``bench/measured.py`` runs it and reports its own ``VmHWM``): settings,
@@ -129,6 +131,8 @@ def data_step(args: argparse.Namespace, action: str) -> str:
     if action == "ensure":
         command += ["--scale", str(args.scale), "--seed", str(args.seed)]
         command += ["--lists", str(args.lists)]
+        if args.cold:
+            command.append("--no-packs")
         if args.regenerate:
             command.append("--regenerate")
     done = subprocess.run(command, cwd=ROOT, text=True, capture_output=True, check=False)
@@ -374,6 +378,8 @@ def default_out(args: argparse.Namespace) -> Path:
         name += f"_lists{args.lists}"
     if args.workers > 1:
         name += f"_workers{args.workers}"
+    if args.cold:
+        name += "_cold"
     return ROOT / "bench" / "results" / f"{name}.json"
 
 
@@ -491,7 +497,9 @@ def report(
             "python": platform.python_version(),
             "cpu_pressure_avg10_after": cpu_pressure(),
         },
-        "data": {k: meta[k] for k in ("players", "results", "matches", "lists") if k in meta},
+        "data": {
+            k: meta[k] for k in ("players", "results", "matches", "lists", "packs") if k in meta
+        },
         "close": summary(runs["close"]),
         "start_up": summary(runs["start_up"]),
         "sql": summary(runs["sql"]) if runs["sql"] else None,
@@ -521,6 +529,7 @@ def _commit() -> str:
 
 def docs_key(args: argparse.Namespace) -> str:
     key = f"bench/close_month.py --scale {args.scale:g} --lists {args.lists}"
+    key += " --cold" if args.cold else ""
     return key + (f" --workers {args.workers}" if args.workers > 1 else "")
 
 
@@ -531,7 +540,8 @@ def update_docs(args: argparse.Namespace, result: dict[str, Any]) -> None:
     lines = [
         begin,
         f"{data['players']:,} players, {data['results']:,} results, {data.get('lists', 1)} "
-        f"earlier list(s); {result['close']['runs']} round(s), each contender a whole "
+        f"earlier list(s) ({data.get('packs', 0)} with a pack); "
+        f"{result['close']['runs']} round(s), each contender a whole "
         "process (start-up included); measured "
         f"{result['measured_at']} at commit `{result['commit']}`; "
         f"{result['machine']['description']}.",
@@ -592,6 +602,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--scale", type=float, default=1.0, help="fraction of 1M players x 12M")
     parser.add_argument("--seed", type=int, default=20260331)
     parser.add_argument("--lists", type=int, default=1, help="published lists before the close")
+    parser.add_argument(
+        "--cold", action="store_true", help="the earlier lists without packs (read by COPY)"
+    )
     parser.add_argument("--streams", type=int, default=None, help="parallel COPY readers")
     parser.add_argument("--repeat", type=int, default=3, help="rounds of every contender")
     parser.add_argument(

@@ -87,6 +87,7 @@ class Pack:
 def pack_insert(list_id: int, listed: fladub.PublishedList) -> bool:
     """Store the pack of a published list (inside the caller's transaction); False when
     the list already has one (another backfill packed it first: the same entries)."""
+    started = time.perf_counter()
     pack = Pack.of(listed)
     with _cursor() as (cursor, binary):
         values = "(%s, %s, %b, %b)" if binary else "(%s, %s, %s, %s)"
@@ -95,7 +96,12 @@ def pack_insert(list_id: int, listed: fladub.PublishedList) -> bool:
             f"VALUES {values} ON CONFLICT (ranking_list_id) DO NOTHING",
             [int(list_id), pack.count, pack.players, pack.cents],
         )
-        return bool(cursor.rowcount == 1)
+        stored = bool(cursor.rowcount == 1)
+    logger.info(
+        "packed list %d: %d entries in %.3f s%s",
+        *(list_id, pack.count, time.perf_counter() - started, "" if stored else " (had one)"),
+    )
+    return stored
 
 
 def packs_read(lists: Mapping[int, int]) -> dict[int, fladub.PublishedList]:

@@ -23,6 +23,9 @@ Invariants, kept by constraints as well as by :mod:`rankings.services`:
   ``as_of_event``: the highest match and match-event ids visible under the discipline's
   lock when the erratum read the results), so that ``verify_list`` can read them again as
   they stood (docs/verification.md);
+- a published or superseded list may have one :class:`ListPack`, its players and cents as
+  packed arrays, written in the transaction that publishes it (or by ``pack_lists``),
+  equal to its entries and, like them, never changed (migration 0015);
 - FLADUB is stored in integer cents (``fladub_cents``: 917 is 9.17), exact and cheap to
   ``COPY``; :attr:`RankingEntry.fladub` gives the ``Decimal``.
 """

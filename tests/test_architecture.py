@@ -83,6 +83,7 @@ RAW_SQL = (
     "matches.store",
     "rankings.sql",
     "rankings.loader",
+    "rankings.list_packs",
     "rankings.writer",
     "rankings.partitions",
     "rankings.review_sql",

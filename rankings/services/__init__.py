@@ -6,6 +6,8 @@
   failure);
 - :mod:`~rankings.services.projection`: the projected list (the open month as if it closed
   now, by the close's own functions), refreshed nightly and from the dashboard;
+- :mod:`~rankings.services.packs`: packing the published lists that have no pack (lists
+  published before packs existed; ``manage.py pack_lists``);
 - :mod:`~rankings.services.holds`: holding a discipline's close and releasing it (events
   with who, when and why; the beat skips a held close);
 - :mod:`~rankings.services.schedule`: the beat task's body (enqueue the due closes), and

@@ -52,3 +52,15 @@ def test_the_data_step_on_a_missing_database_gives_one_line() -> None:
     assert 'database "no_such_db_fido" does not exist' in done.stderr
     assert "Traceback" not in done.stderr
     assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_cold_case_has_its_own_result_file_and_docs_block() -> None:
+    """``--cold`` (the earlier lists without packs) never overwrites the packed figures."""
+    import importlib
+
+    bench = importlib.import_module("bench.close_month")
+    warm, cold = bench.parse(["--lists", "12"]), bench.parse(["--lists", "12", "--cold"])
+    assert bench.default_out(warm).name == "close_month_lists12.json"
+    assert bench.default_out(cold).name == "close_month_lists12_cold.json"
+    assert bench.docs_key(warm) == "bench/close_month.py --scale 1 --lists 12"
+    assert bench.docs_key(cold) == "bench/close_month.py --scale 1 --lists 12 --cold"
