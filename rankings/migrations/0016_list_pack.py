@@ -81,22 +81,22 @@ SQLITE_BACKWARD = [
 ]
 
 
-def forward(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor == "postgresql":
-        schema_editor.execute(POSTGRES_FORWARD, params=None)
-    elif vendor == "sqlite":
-        for statement in SQLITE_FORWARD:
-            schema_editor.execute(statement, params=None)
+STATEMENTS = {
+    ("postgresql", "forward"): [POSTGRES_FORWARD],
+    ("postgresql", "backward"): [POSTGRES_BACKWARD],
+    ("sqlite", "forward"): SQLITE_FORWARD,
+    ("sqlite", "backward"): SQLITE_BACKWARD,
+}
 
 
-def backward(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor == "postgresql":
-        schema_editor.execute(POSTGRES_BACKWARD, params=None)
-    elif vendor == "sqlite":
-        for statement in SQLITE_BACKWARD:
+def statements(direction):
+    """The RunPython step that runs this vendor's statements of ``direction``."""
+
+    def run(apps, schema_editor):
+        for statement in STATEMENTS.get((schema_editor.connection.vendor, direction), []):
             schema_editor.execute(statement, params=None)
+
+    return run
 
 
 def length_is(field, width):
@@ -107,36 +107,30 @@ def length_is(field, width):
     return django.db.models.lookups.Exact(django.db.models.functions.text.Length(field), product)
 
 
+PACK_FIELDS = [
+    (
+        "ranking_list",
+        models.OneToOneField(
+            on_delete=django.db.models.deletion.PROTECT,
+            primary_key=True,
+            related_name="pack",
+            serialize=False,
+            to="rankings.rankinglist",
+        ),
+    ),
+    ("count", models.PositiveIntegerField(help_text="entries in the list (and in each array)")),
+    ("players", models.BinaryField(help_text="the entries' Player keys, int64 little-endian")),
+    ("cents", models.BinaryField(help_text="their FLADUB in cents, int32 little-endian")),
+]
+
+
 class Migration(migrations.Migration):
     dependencies = [("rankings", "0015_entry_partitions")]
 
     operations = [
         migrations.CreateModel(
             name="ListPack",
-            fields=[
-                (
-                    "ranking_list",
-                    models.OneToOneField(
-                        on_delete=django.db.models.deletion.PROTECT,
-                        primary_key=True,
-                        related_name="pack",
-                        serialize=False,
-                        to="rankings.rankinglist",
-                    ),
-                ),
-                (
-                    "count",
-                    models.PositiveIntegerField(help_text="entries in the list (and in each array)"),
-                ),
-                (
-                    "players",
-                    models.BinaryField(help_text="the entries' Player keys, int64 little-endian"),
-                ),
-                (
-                    "cents",
-                    models.BinaryField(help_text="their FLADUB in cents, int32 little-endian"),
-                ),
-            ],
+            fields=PACK_FIELDS,
             options={
                 "constraints": [
                     models.CheckConstraint(
@@ -146,5 +140,5 @@ class Migration(migrations.Migration):
                 ],
             },
         ),
-        migrations.RunPython(forward, backward),
+        migrations.RunPython(statements("forward"), statements("backward")),
     ]
