@@ -120,13 +120,7 @@ def window(
             " (the player order in the background)" if isinstance(order, Future) else "",
             time.perf_counter() - loaded,
         )
-    return Window(
-        discipline=discipline,
-        month=month,
-        sides=sides,
-        published=published,
-        order=order,
-    )
+    return Window(discipline=discipline, month=month, sides=sides, published=published, order=order)
 
 
 def _order(*, fast: bool, later: bool) -> loader.I64 | Future[loader.I64 | None] | None:
