@@ -540,6 +540,7 @@ def packs_ensure(args: argparse.Namespace) -> int:
                 "(SELECT id FROM rankings_rankinglist WHERE month < %s)",
                 before,
             )
+            conn.execute("VACUUM rankings_listpack")  # no dead packs left for the next reads
     with superuser(args) as conn:
         row = conn.execute(
             "SELECT count(*) FROM rankings_listpack p JOIN rankings_rankinglist l "
