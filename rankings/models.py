@@ -25,7 +25,7 @@ Invariants, kept by constraints as well as by :mod:`rankings.services`:
   they stood (docs/verification.md);
 - a published or superseded list may have one :class:`ListPack`, its players and cents as
   packed arrays, written in the transaction that publishes it (or by ``pack_lists``),
-  equal to its entries and, like them, never changed (migration 0015);
+  equal to its entries and, like them, never changed (migration 0016);
 - FLADUB is stored in integer cents (``fladub_cents``: 917 is 9.17), exact and cheap to
   ``COPY``; :attr:`RankingEntry.fladub` gives the ``Decimal``.
 """
