@@ -65,6 +65,11 @@ def steps(quick: bool) -> list[tuple[str, list[str]]]:
             ),
             (
                 "close",
+                "close_month.py --lists 12 --cold --repeat 2 --no-sql --no-pipeline "
+                "--update-docs --database fido_bench_close_lists12",
+            ),
+            (
+                "close",
                 "close_month.py --workers 2 --repeat 2 --no-sql --no-pipeline --update-docs",
             ),
             ("pages", "pages.py --requests 200 --explain --update-docs"),
