@@ -57,7 +57,7 @@ from matches.models import ClosedMonth
 from matches.months import Month, deadline
 from matches.services import month_freeze
 
-from .. import dispatch, fladub, http_cache, list_packs, partitions, seal, sql, writer
+from .. import allocator, dispatch, fladub, http_cache, list_packs, partitions, seal, sql, writer
 from ..models import CloseRun, CurrentList, Erratum, RankingEntry, RankingList
 from ..selectors.lists import published_list
 from ..selectors.shard_totals import totals_from_wire
@@ -222,7 +222,8 @@ def _compute(
     """Stages 2 and 3: read the window, compute the list and hash the window (for the
     seal). The computation on this thread overlaps two waits on the other core: the
     player order (sorted by PostgreSQL, read in the window's snapshot) is only needed for
-    the ranks at the end, and the hash runs in a thread (``hashlib`` releases the GIL)."""
+    the ranks at the end, and the hash runs in a thread (``hashlib`` releases the GIL).
+    The computation's big temporaries come from a reused heap (:mod:`rankings.allocator`)."""
     tracker.stage("load")
     inputs = window(
         discipline=discipline, month=month, streams=streams, basis=basis, order_later=True
@@ -230,9 +231,13 @@ def _compute(
     tracker.stage("compute")
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fido-seal") as pool:
         hashing = pool.submit(seal.inputs_digest, inputs.sides)
-        ranking = fladub.compute_list(
-            inputs.sides, month.index, inputs.published, player_order=lambda: inputs.player_order
-        )
+        with allocator.big_blocks_reused():
+            ranking = fladub.compute_list(
+                inputs.sides,
+                month.index,
+                inputs.published,
+                player_order=lambda: inputs.player_order,
+            )
         digest = hashing.result()
     tracker.stage_done()
     return ranking, digest
