@@ -176,6 +176,19 @@ def generate(conn: Any, *, n_players: int, n_rows: int, seed: int) -> dict[str, 
         month_start[counting - (CLOSE - 12)] + 2,
         played_day,
     ).astype("datetime64[us]") + np.timedelta64(18, "h")
+    # Numbered in the order they are received, as the service numbers them: the match
+    # facts are drawn independently of the tables they are given to, so sorting them by
+    # receipt before handing them out changes no distribution (DATA_VERSION 2; version 1
+    # numbered matches in random month order, a table no service would write).
+    by_receipt = np.argsort(received, kind="stable")
+    age, played, late, counting = (
+        age[by_receipt],
+        played[by_receipt],
+        late[by_receipt],
+        counting[by_receipt],
+    )
+    base_index, club = base_index[by_receipt], club[by_receipt]
+    played_day, received = played_day[by_receipt], received[by_receipt]
     k_start = np.cumsum(k) - k
     n_sides = int(k.sum())
     side_score = rng.integers(-50, 150, n_sides).astype(np.int32)
@@ -368,7 +381,7 @@ def superuser(args: argparse.Namespace) -> Any:
     )
 
 
-DATA_VERSION = 1
+DATA_VERSION = 2
 
 
 def wanted_meta(args: argparse.Namespace) -> dict[str, Any]:
@@ -435,7 +448,8 @@ def regenerate(args: argparse.Namespace) -> dict[str, Any]:
             "matches_submission, matches_idempotencyrecord, matches_playermerge, "
             "matches_secretary, matches_player, matches_club, matches_closedmonth, "
             "rankings_currentlist, rankings_closerun, rankings_rankingentry, "
-            "rankings_listpack, rankings_rankinglist, bench_meta RESTART IDENTITY CASCADE"
+            "rankings_listpack, rankings_resultpack, rankings_memberchange, "
+            "rankings_rankinglist, bench_meta RESTART IDENTITY CASCADE"
         )
         conn.execute("SET session_replication_role = replica")  # no FK triggers: valid data
         conn.execute("SET synchronous_commit = off")
@@ -456,8 +470,11 @@ def regenerate(args: argparse.Namespace) -> dict[str, Any]:
     return info
 
 
-def remove_lists(args: argparse.Namespace, *, before: dt.date | None = None) -> None:
-    """Delete the lists of the closed month and later (``before`` None: every list)."""
+def remove_lists(
+    args: argparse.Namespace, *, before: dt.date | None = None, result_packs: bool = True
+) -> None:
+    """Delete the lists of the closed month and later (``before`` None: every list), and
+    the result packs of the same months (``result_packs`` False: every result pack)."""
     from rankings.partitions import partition_name
 
     where, params = ("WHERE month >= %s", [first_day(CLOSE)]) if before is None else ("", [])
@@ -468,6 +485,14 @@ def remove_lists(args: argparse.Namespace, *, before: dt.date | None = None) -> 
             f"DELETE FROM rankings_rankingentry WHERE ranking_list_id IN ({lists})", params
         )
         conn.execute(f"DELETE FROM rankings_listpack WHERE ranking_list_id IN ({lists})", params)
+        # The result packs of the month the close packs (every pack, with every list), their
+        # chunks by hand (replica: no cascade), and any chunk left without its pack.
+        pack_where, pack_params = (where, params) if result_packs else ("", [])
+        conn.execute(f"DELETE FROM rankings_resultpack {pack_where}", pack_params)
+        conn.execute(
+            "DELETE FROM rankings_resultpackchunk c WHERE NOT EXISTS "
+            "(SELECT 1 FROM rankings_resultpack p WHERE p.id = c.pack_id)"
+        )
         conn.execute(
             f"DELETE FROM rankings_projectionreview WHERE ranking_list_id IN ({lists})", params
         )
@@ -488,8 +513,10 @@ def remove_lists(args: argparse.Namespace, *, before: dt.date | None = None) -> 
         for table in ("bench_sql_list", "bench_pipeline_list"):
             conn.execute(f"DROP TABLE IF EXISTS {table}")
         # Leave the entries table as a close finds it in production, where lists are only
-        # ever added: no dead rows or half-empty index pages left by an earlier run.
+        # ever added: no dead rows or half-empty index pages left by an earlier run; the
+        # same for the result packs.
         conn.execute("VACUUM FULL ANALYZE rankings_rankingentry")
+        conn.execute("VACUUM ANALYZE rankings_resultpack, rankings_resultpackchunk")
 
 
 def ensure(args: argparse.Namespace) -> dict[str, Any]:
@@ -516,7 +543,36 @@ def ensure(args: argparse.Namespace) -> dict[str, Any]:
             meta["lists"] = args.lists
             store_meta(conn, meta)
     meta["packs"] = packs_ensure(args)
+    meta["result_packs"] = result_packs_ensure(args)
     return meta
+
+
+def result_packs_ensure(args: argparse.Namespace) -> int:
+    """Pack the counted results as the close of 2026-02 would have (``manage.py
+    pack_lists`` does the same after an upgrade: the window of the latest list, the months
+    no pack holds), or, with ``--no-result-packs``, remove them (the first close after the
+    upgrade); return how many months have a pack."""
+    if args.result_packs:
+        _django(args)
+        from rankings.services.packs import result_packs_backfill
+
+        t = time.perf_counter()
+        packed = result_packs_backfill("fido")
+        if packed:
+            print(f"  packed the results of {packed} month(s) in {time.perf_counter() - t:.1f} s")
+    else:
+        with superuser(args) as conn:
+            conn.execute("SET session_replication_role = replica")  # past the pack guard
+            conn.execute("DELETE FROM rankings_resultpackchunk")
+            conn.execute("DELETE FROM rankings_resultpack")
+    with superuser(args) as conn:
+        # As autovacuum leaves packs a month after they were written: statistics, hint bits.
+        conn.execute("VACUUM ANALYZE rankings_resultpack, rankings_resultpackchunk")
+    with superuser(args) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM rankings_resultpack WHERE month < %s", [first_day(CLOSE)]
+        ).fetchone()
+    return int(row[0]) if row else 0
 
 
 def packs_ensure(args: argparse.Namespace) -> int:
@@ -574,9 +630,15 @@ def main() -> None:
     parser.add_argument(
         "--no-packs", dest="packs", action="store_false", help="the earlier lists without packs"
     )
+    parser.add_argument(
+        "--no-result-packs",
+        dest="result_packs",
+        action="store_false",
+        help="the earlier months' results without packs",
+    )
     args = parser.parse_args()
     if args.action == "reset":
-        remove_lists(args)
+        remove_lists(args, result_packs=args.result_packs)
         return
     meta = ensure(args)
     print("META " + json.dumps(meta), flush=True)

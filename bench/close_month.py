@@ -135,6 +135,8 @@ def data_step(args: argparse.Namespace, action: str) -> str:
             command.append("--no-packs")
         if args.regenerate:
             command.append("--regenerate")
+    if args.cold_results:
+        command.append("--no-result-packs")
     done = subprocess.run(command, cwd=ROOT, text=True, capture_output=True, check=False)
     if done.returncode != 0:
         tail = (done.stderr or done.stdout).strip().splitlines()[-1:]
@@ -380,6 +382,8 @@ def default_out(args: argparse.Namespace) -> Path:
         name += f"_workers{args.workers}"
     if args.cold:
         name += "_cold"
+    if args.cold_results:
+        name += "_cold_results"
     return ROOT / "bench" / "results" / f"{name}.json"
 
 
@@ -498,7 +502,9 @@ def report(
             "cpu_pressure_avg10_after": cpu_pressure(),
         },
         "data": {
-            k: meta[k] for k in ("players", "results", "matches", "lists", "packs") if k in meta
+            k: meta[k]
+            for k in ("players", "results", "matches", "lists", "packs", "result_packs")
+            if k in meta
         },
         "close": summary(runs["close"]),
         "start_up": summary(runs["start_up"]),
@@ -530,6 +536,7 @@ def _commit() -> str:
 def docs_key(args: argparse.Namespace) -> str:
     key = f"bench/close_month.py --scale {args.scale:g} --lists {args.lists}"
     key += " --cold" if args.cold else ""
+    key += " --cold-results" if args.cold_results else ""
     return key + (f" --workers {args.workers}" if args.workers > 1 else "")
 
 
@@ -604,6 +611,12 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--lists", type=int, default=1, help="published lists before the close")
     parser.add_argument(
         "--cold", action="store_true", help="the earlier lists without packs (read by COPY)"
+    )
+    parser.add_argument(
+        "--cold-results",
+        action="store_true",
+        help="the earlier months' results without result packs (the first close after the "
+        "upgrade that added them)",
     )
     parser.add_argument("--streams", type=int, default=None, help="parallel COPY readers")
     parser.add_argument("--repeat", type=int, default=3, help="rounds of every contender")

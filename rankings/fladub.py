@@ -813,6 +813,18 @@ def compute_list(
     ``player_order`` may be a function returning it, called only once the totals are
     summed (the close reads the order from the database meanwhile)."""
     results = match_points(sides.in_window(month), published)
+    return list_of_results(results, month, published, player_order=player_order)
+
+
+def list_of_results(
+    results: Results,
+    month: int,
+    published: Mapping[int, PublishedList],
+    *,
+    player_order: I64 | Callable[[], I64 | None] | None = None,
+) -> RankingList:
+    """L(month) from the match points of its window (:func:`compute_list` after
+    :func:`match_points`)."""
     totals = player_totals(results, month)
     del results
     return rank_list(

@@ -231,6 +231,73 @@ class ListPack(AuditRecord):
         return f"pack of list {self.ranking_list_id} ({self.count} entries)"
 
 
+class ResultPack(models.Model):
+    """The results of one counting month of a discipline with their match points, packed
+    by the close that first counted them (:mod:`rankings.result_packs` writes and reads
+    them; PostgreSQL only).
+
+    A match's points never change once computed (SPEC.md section 4.2: they read published
+    lists, which are immutable), so a later close reads them from here instead of reading
+    and scoring those results again: a close of R reads the packs of R - 11 .. R - 1 and
+    only the results that no pack holds, or that changed since their pack was made. What
+    changed is told by a log that triggers on ``matches_sidemember`` keep
+    (``rankings_memberchange``, migration 0017): every UPDATE or DELETE of a result, an
+    INSERT into a month already packed, a TRUNCATE. ``snapshot`` is the PostgreSQL
+    snapshot the pack's rows were read in; a logged change that snapshot does not see
+    makes its match read again. ``strengths`` names, per month played, the list L(M - 1)
+    whose version the points were computed with; when a later erratum replaced that
+    version, the close computes those points again from the pack's own columns.
+
+    Immutable: a trigger refuses UPDATE and DELETE (migration 0017). Derived data, not
+    history: a close that finds no pack reads the results themselves (and gets the same
+    list); ``verify_list`` never reads packs, so a wrong pack could not hide.
+    """
+
+    discipline = models.CharField(max_length=10, choices=Discipline.choices)
+    month = models.DateField(help_text="the counting month of every result in the pack")
+    played_from = models.DateField(help_text="results played before this month are left out")
+    snapshot = models.TextField(help_text="pg_current_snapshot() of the read")
+    strengths = models.JSONField(
+        default=dict, help_text="month played (YYYY-MM) -> id of the L(M - 1) used, or null"
+    )
+    matches = models.PositiveIntegerField()
+    rows = models.PositiveIntegerField()
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["discipline", "month"], name="result_pack_one_per_month"
+            ),
+            models.CheckConstraint(condition=Q(month__day=1), name="result_pack_first_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.discipline} {self.month:%Y-%m}: {self.rows} results"
+
+
+class ResultPackChunk(models.Model):
+    """A piece of a result pack's bytes (at most 8,000: the row stays in its table page,
+    where PostgreSQL reads it in sequence, never out of line in TOAST, which a read of
+    one 25 MB value pays chunk by chunk through an index). In ``seq`` order the chunks
+    make the pack's bytes: per match, column after column, id int64, month played int32,
+    void month int32 (-1: none), base int16, rows int16; then per result points float64,
+    player int32, score int32, side int16; little-endian (:mod:`rankings.result_packs`).
+    Immutable, like the pack."""
+
+    pack = models.ForeignKey(ResultPack, on_delete=models.CASCADE, related_name="chunks")
+    seq = models.PositiveIntegerField()
+    data = models.BinaryField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pack", "seq"], name="result_pack_chunk_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"chunk {self.seq} of result pack {self.pack_id}"
+
+
 class CurrentList(models.Model):
     """The published list readers see, per discipline: the pointer flipped at publication."""
 

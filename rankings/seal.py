@@ -30,9 +30,11 @@ import hashlib
 import os
 import subprocess
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -59,6 +61,27 @@ class InputsDigest:
     count: int
 
 
+class InputColumns(Protocol):
+    """What :func:`inputs_digest` hashes: the window's columns (any integer or float
+    dtype the values fit; each is hashed as :data:`INPUT_COLUMNS` says)."""
+
+    @property
+    def match_id(self) -> np.ndarray: ...
+    @property
+    def month_played(self) -> np.ndarray: ...
+    @property
+    def counting_month(self) -> np.ndarray: ...
+    @property
+    def base(self) -> np.ndarray: ...
+    @property
+    def side_no(self) -> np.ndarray: ...
+    @property
+    def score(self) -> np.ndarray: ...
+    @property
+    def player(self) -> np.ndarray: ...
+    def __len__(self) -> int: ...
+
+
 def _canonical_order(sides: fladub.Sides) -> np.ndarray | None:
     """None when the rows already stand in ``(match_id, side_no, player)`` order (the
     loader's usual order, which it has already checked: :meth:`fladub.Sides.is_canonical`
@@ -68,20 +91,40 @@ def _canonical_order(sides: fladub.Sides) -> np.ndarray | None:
     return np.lexsort((sides.player, sides.side_no, sides.match_id))
 
 
-def inputs_digest(sides: fladub.Sides) -> InputsDigest:
-    """SHA-256 and count of the window's rows in the canonical form (module docstring)."""
-    order = _canonical_order(sides)
+def inputs_digest(
+    sides: fladub.Sides | InputColumns,
+    *,
+    order: Callable[[], np.ndarray | list[slice] | None] | None = None,
+) -> InputsDigest:
+    """SHA-256 and count of the window's rows in the canonical form (module docstring).
+    ``order``: a function giving how to read the rows in canonical order (None: as they
+    stand; slices: those runs of rows, one after the other; an array: that permutation),
+    called here (the close's window from result packs knows it cheaper than a sort of
+    three keys); without it, ``sides`` must be :class:`rankings.fladub.Sides`. A column of
+    another dtype is converted block by block."""
+    if order is not None:
+        order_of = order()
+    elif isinstance(sides, fladub.Sides):
+        order_of = _canonical_order(sides)
+    else:
+        raise TypeError("the canonical order of these columns must be given")
     digest = hashlib.sha256()
+    n = len(sides)
+    runs = order_of if isinstance(order_of, list) else [slice(0, n)]
+    permutation = order_of if isinstance(order_of, np.ndarray) else None
     for name, code in INPUT_COLUMNS:
         column = getattr(sides, name)
         dtype = np.dtype(code)
-        if order is None:
-            digest.update(np.ascontiguousarray(column, dtype=dtype).data)
-            continue
-        for start in range(0, len(order), _BLOCK):
-            block = column[order[start : start + _BLOCK]]
-            digest.update(np.ascontiguousarray(block, dtype=dtype).data)
-    return InputsDigest(digest.hexdigest(), len(sides))
+        for run in runs:
+            part = column[run]
+            if permutation is None and part.dtype == dtype:
+                digest.update(np.ascontiguousarray(part).data)
+                continue
+            for start in range(0, len(part), _BLOCK):
+                rows = slice(start, start + _BLOCK)
+                block = part[rows] if permutation is None else part[permutation[rows]]
+                digest.update(np.ascontiguousarray(block, dtype=dtype).data)
+    return InputsDigest(digest.hexdigest(), n)
 
 
 def content_digest(ranking_list: ListInfo | RankingList) -> str:
@@ -136,11 +179,22 @@ def code_version() -> str:
     return f"{version}+g{commit[:12]}" if commit else version
 
 
-def list_seal(list_id: int, inputs: InputsDigest) -> None:
-    """Write the seal of a list that is still ``computing`` (before its publication)."""
+def partition_content_digest(list_id: int, *, conn: Any, table: str) -> str | None:
+    """:func:`content_digest` of a list whose entries are in ``table`` (its partition,
+    before it is attached), read on the psycopg connection ``conn`` (PostgreSQL); None
+    when the CSV holds a carriage return (:func:`rankings.loader.list_csv_sha256`)."""
+    from .loader import list_csv_sha256
+
+    return list_csv_sha256(list_id, _csv_header(), conn=conn, table=table)
+
+
+def list_seal(list_id: int, inputs: InputsDigest, *, content: str | None = None) -> None:
+    """Write the seal of a list that is still ``computing`` (before its publication);
+    ``content``: its content digest if already known (computed from the same entries
+    while they were indexed: :func:`partition_content_digest`)."""
     attempt = RankingList.objects.get(pk=list_id)
     RankingList.objects.filter(pk=list_id, status=RankingList.Status.COMPUTING).update(
-        content_sha256=content_digest(attempt),
+        content_sha256=content or content_digest(attempt),
         inputs_sha256=inputs.sha256,
         inputs_count=inputs.count,
         fladub_version=fladub.DEFINITION_VERSION,

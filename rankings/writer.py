@@ -21,6 +21,7 @@ import itertools
 import logging
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -66,17 +67,26 @@ logger = logging.getLogger(__name__)
 
 
 def write_entries(
-    *, ranking_list: RankingList, ranking: fladub.RankingList, streams: int = 1
+    *,
+    ranking_list: RankingList,
+    ranking: fladub.RankingList,
+    streams: int = 1,
+    meanwhile: Callable[[Any, str], Any] | None = None,
 ) -> int:
     """Write the entries; ``streams`` > 1 (PostgreSQL, outside any transaction, the list
     row committed): that many ``COPY`` streams on as many connections at once, each its
     own transaction, so that the server checks the rows and builds the indexes on several
     cores. Entries committed by some streams when another fails stay in the unpublished
-    list's unattached table until the next close discards them (as after a crash)."""
+    list's unattached table until the next close discards them (as after a crash).
+
+    ``meanwhile(conn, table)``: called (with several streams) once every row is in, on a
+    connection of its own, in a thread, while the indexes are built; ``table`` holds the
+    list's rows (its partition, not attached yet). The caller keeps what it finds (a
+    closure); an error it raises is raised here, once the streams are done."""
     if connection.vendor != "postgresql":
         return _write_bulk(ranking_list, ranking)
     if streams > 1 and len(ranking) >= 2 * streams and not connection.in_atomic_block:
-        return _write_parallel(ranking_list, ranking, streams)
+        return _write_parallel(ranking_list, ranking, streams, meanwhile)
     return _write_copy(ranking_list, ranking)
 
 
@@ -118,7 +128,12 @@ def stream_bounds(rank: Any, streams: int) -> list[int]:
     return [*bounds, n]
 
 
-def _write_parallel(ranking_list: RankingList, ranking: fladub.RankingList, streams: int) -> int:
+def _write_parallel(
+    ranking_list: RankingList,
+    ranking: fladub.RankingList,
+    streams: int,
+    meanwhile: Callable[[Any, str], Any] | None = None,
+) -> int:
     n = len(ranking)
     bounds = stream_bounds(ranking.rank, streams)
     parts = [_slice(ranking, slice(lo, hi)) for lo, hi in itertools.pairwise(bounds)]
@@ -128,7 +143,9 @@ def _write_parallel(ranking_list: RankingList, ranking: fladub.RankingList, stre
     with raw.cursor() as cursor:  # committed (autocommit) before the streams write into it
         table = partitions.partition_create(cursor, ranking_list.pk)
     extras = [extra_connection() for _ in range(streams - 1)]
-    copied = threading.Barrier(streams)
+    marks: dict[str, float] = {}
+    side = _Meanwhile(meanwhile, table, marks)
+    copied = threading.Barrier(streams, action=None if meanwhile is None else side.start)
 
     def work(stream: int, conn: Any, _failed: object) -> None:
         try:
@@ -140,21 +157,62 @@ def _write_parallel(ranking_list: RankingList, ranking: fladub.RankingList, stre
             copied.wait()
         except threading.BrokenBarrierError:
             return  # another stream failed: its error is the one raised
+        marks["copied"] = time.perf_counter()
         for statement in build_share(stream, streams):
             partitions.index_build(conn, ranking_list.pk, statement, helpers=False)
+        marks[f"built {stream}"] = time.perf_counter()
 
     # Django's connection (autocommit: one transaction) writes the first part.
-    run_on_connections(raw, extras, work)
+    try:
+        run_on_connections(raw, extras, work)
+    finally:
+        side.wait()
+    side.raise_error()
     with raw.transaction(), raw.cursor() as cursor:
         partitions.partition_attach(cursor, ranking_list.pk)
+    times = sorted(marks.items(), key=lambda mark: mark[1])
     logger.info(
-        "wrote %d entries of list %s in %d streams: %.2f s",
-        n,
-        ranking_list.pk,
-        streams,
-        time.perf_counter() - started,
+        "wrote %d entries of list %s in %d streams: %.2f s (%s)",
+        *(n, ranking_list.pk, streams, time.perf_counter() - started),
+        ", ".join(f"{what} at {at - started:.2f}" for what, at in times),
     )
     return n
+
+
+class _Meanwhile:
+    """``meanwhile(conn, table)`` in a thread on a connection of its own, started once every
+    row is in (by the streams' barrier); :meth:`wait` waits for it, :meth:`raise_error`
+    raises what it raised."""
+
+    def __init__(
+        self, meanwhile: Callable[[Any, str], Any] | None, table: str, marks: dict[str, float]
+    ) -> None:
+        self.meanwhile, self.table, self.marks = meanwhile, table, marks
+        self.thread: threading.Thread | None = None
+        self.error: BaseException | None = None
+
+    def start(self) -> None:
+        self.thread = threading.Thread(target=self._run, name="fido-write-meanwhile", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        conn = extra_connection()
+        try:
+            assert self.meanwhile is not None  # noqa: S101
+            self.meanwhile(conn, self.table)
+            self.marks["meanwhile"] = time.perf_counter()
+        except BaseException as exc:  # raised in the caller's thread, after the write
+            self.error = exc
+        finally:
+            conn.close()
+
+    def wait(self) -> None:
+        if self.thread is not None:
+            self.thread.join()
+
+    def raise_error(self) -> None:
+        if self.error is not None:
+            raise self.error
 
 
 def build_share(stream: int, streams: int) -> tuple[str, ...]:

@@ -84,6 +84,7 @@ RAW_SQL = (
     "rankings.sql",
     "rankings.loader",
     "rankings.list_packs",
+    "rankings.result_packs",
     "rankings.writer",
     "rankings.partitions",
     "rankings.review_sql",

@@ -53,7 +53,7 @@ def strength_lists(
     ``as_of``: the versions in force just before that instant (a list published then read
     these: ``verify_list``), else the latest versions. ``packs`` False: whole lists from
     their entries only (``verify_list``, which so checks the packs the close read)."""
-    lists = _published_ids(discipline, {m.prev() for m in months}, as_of)
+    lists = published_ids(discipline, {m.prev() for m in months}, as_of)
     if not lists:
         return {}
     if players is None:
@@ -62,7 +62,7 @@ def strength_lists(
     return _restricted(lists, wanted)
 
 
-def _published_ids(
+def published_ids(
     discipline: str, months: set[Month], as_of: dt.datetime | None = None
 ) -> dict[int, int]:
     """Month index -> id of its published list (as of ``as_of``), oldest first."""

@@ -19,6 +19,10 @@ to the basis, docs/fladub.md "Errata"); ``verify_list`` reads the strength lists
 when the list it checks was published (``as_of``), from their entries (``packs=False``),
 where the close reads each list's pack when it has one (:mod:`rankings.list_packs`).
 
+:func:`packed_window` is the close's window on PostgreSQL: the same results, most of them
+from the result packs with their points (:mod:`rankings.result_packs`), the rest read as
+rows (:class:`PackedWindow`).
+
 Guaranteed: one snapshot for all of it. As the outermost transaction on PostgreSQL, a
 ``REPEATABLE READ, READ ONLY`` transaction whose snapshot the loader's parallel
 connections import (``streams`` of them); inside another transaction, that transaction's
@@ -31,16 +35,16 @@ import datetime as dt
 import logging
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from django.db import connection, transaction
 
 from matches.months import Month
 
-from .. import fladub, loader
+from .. import fladub, loader, result_packs
 from ..sql import ErratumBasis
-from .strength_lists import strength_lists
+from .strength_lists import published_ids, strength_lists
 
 logger = logging.getLogger(__name__)
 
@@ -121,6 +125,103 @@ def window(
             time.perf_counter() - loaded,
         )
     return Window(discipline=discipline, month=month, sides=sides, published=published, order=order)
+
+
+@dataclass(frozen=True, eq=False)
+class PackedWindow:
+    """The close's window from result packs: the results as narrow columns with the
+    points the packs gave (:class:`rankings.result_packs.Assembled`), the plan (the
+    months to pack), the strength lists, the player order (or its future)."""
+
+    discipline: str
+    month: Month
+    columns: result_packs.Assembled
+    plan: result_packs.Plan
+    published: dict[int, fladub.PublishedList]
+    order: loader.I64 | Future[loader.I64 | None] | None
+    encoded: list[result_packs.Encoded] = field(default_factory=list)
+    """The packs of the months the window found uncovered, once encoded (the close)."""
+
+    @property
+    def player_order(self) -> loader.I64 | None:
+        return self.order.result() if isinstance(self.order, Future) else self.order
+
+
+def packed_window(
+    *, discipline: str, month: Month, streams: int = 2, order_later: bool = False
+) -> PackedWindow | None:
+    """:func:`window` for the close, from the result packs and the rows no pack holds (in
+    one snapshot, PostgreSQL); None where it cannot be (another database, or inside a
+    transaction, whose rows other connections cannot see): the caller reads
+    :func:`window`."""
+    if not loader.uses_copy() or connection.in_atomic_block:
+        return None
+    with transaction.atomic():
+        loader.one_snapshot()
+        started = time.perf_counter()
+        columns, plan = _from_packs(discipline, month, streams)
+        loaded = time.perf_counter()
+        published = strength_lists(
+            discipline=discipline,
+            months={Month.from_index(m) for m in columns.months_played()} | {month},
+            streams=streams,
+        )
+        order = _order(fast=True, later=order_later)
+        logger.info(
+            "loaded %s %s: %d results in %.2f s (%d streams), %d published lists%s in %.2f s",
+            *(discipline, month, len(columns), loaded - started, streams, len(published)),
+            " (the player order in the background)" if isinstance(order, Future) else "",
+            time.perf_counter() - loaded,
+        )
+    return PackedWindow(
+        discipline=discipline,
+        month=month,
+        columns=columns,
+        plan=plan,
+        published=published,
+        order=order,
+    )
+
+
+def _from_packs(
+    discipline: str, month: Month, streams: int
+) -> tuple[result_packs.Assembled, result_packs.Plan]:
+    """The window's columns from the result packs and the rows no pack holds."""
+    started = time.perf_counter()
+    played = [month + (1 - fladub.WINDOW_MONTHS + i) for i in range(fladub.WINDOW_MONTHS)]
+    strength_ids = published_ids(discipline, {m.prev() for m in played})
+    plan = result_packs.plan_read(discipline, month, strength_ids)
+    builder = result_packs.WindowBuilder(plan)
+
+    def copied_in(info: result_packs.PackInfo, payload: memoryview) -> None:
+        # Run by the thread that read the pack, while the other connections read on.
+        builder.add_pack(info, result_packs.decode(info.month, info.matches, info.rows, payload))
+
+    groups = result_packs.pack_groups(plan.packs, max(1, streams))
+    sinks = [result_packs.PackSink(group, copied_in) for group in groups]
+    condition, params = result_packs.fresh_condition(plan)
+    planned = time.perf_counter()
+    fresh, void = loader.fresh_sides_and_packs(
+        discipline=discipline,
+        month=month,
+        condition=condition,
+        params=params,
+        pack_statements=[result_packs.pack_statement([p.id for p in g]) for g in groups],
+        pack_sinks=[sink.feed for sink in sinks],
+        streams=streams,
+    )
+    read = time.perf_counter()
+    result_packs.buffer_release()
+    builder.add_rows(fresh, void)
+    columns = builder.finish()
+    logger.info(
+        "result packs of %s: %d months (%s), %d results read as rows (%d changed matches), "
+        "%d months to pack; planned in %.2f s, read and copied in %.2f s, then %.2f s",
+        *(month, len(plan.packs), ", ".join(result_packs.months_of(plan.packs))),
+        *(len(fresh), len(plan.changed), len(plan.uncovered)),
+        *(planned - started, read - planned, time.perf_counter() - read),
+    )
+    return columns, plan
 
 
 def _order(*, fast: bool, later: bool) -> loader.I64 | Future[loader.I64 | None] | None:

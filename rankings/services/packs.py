@@ -1,4 +1,5 @@
-"""Packing the published lists that have no pack (lists published before packs existed).
+"""Packing the published lists that have no pack (lists published before packs existed),
+and the counted results of the months no result pack holds yet.
 
 :func:`packs_backfill` reads each such list's entries (:func:`rankings.loader.whole_lists`)
 and stores them as its pack (:func:`rankings.list_packs.pack_insert`), one list per
@@ -8,15 +9,27 @@ nothing). ``manage.py pack_lists`` runs it; a close packs the list it publishes 
 
 Without a backfill nothing is wrong, only slower: a close reads a list without a pack
 from its entries, and after twelve months of closes every list it reads has a pack.
+
+:func:`result_packs_backfill` does for the results what the close of the discipline's
+latest published month would have done (PostgreSQL; :mod:`rankings.result_packs`): it reads
+that month's window, from the packs there are and as rows for the months none holds,
+scores the rows and packs those months. The next close then reads only its own month as
+rows. Safe beside a close (both hold the discipline's close lock) and again (a month
+packed is never packed twice).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from django.db import transaction
+from django.db import connection, transaction
 
-from .. import list_packs, loader
+from matches import clock
+from matches.months import Month
+
+from .. import list_packs, loader, result_packs
+from ..selectors.lists import current_list
+from ..selectors.window import packed_window
 
 
 def packs_backfill(
@@ -34,3 +47,29 @@ def packs_backfill(
             if progress is not None:
                 progress(list_id, len(listed))
     return packed
+
+
+def result_packs_backfill(discipline: str) -> int:
+    """Pack the results of the months of the latest published list's window that no
+    result pack holds; return how many months it packed (0 off PostgreSQL, where the
+    close reads every result as a row)."""
+    from .close import close_lock
+
+    if connection.vendor != "postgresql":
+        return 0
+    with close_lock(discipline):
+        latest = current_list(discipline=discipline)
+        if latest is None:
+            return 0
+        month = Month.of(latest.month)
+        inputs = packed_window(discipline=discipline, month=month, streams=2)
+        if inputs is None or not inputs.plan.uncovered:
+            return 0
+        inputs.columns.score_missing(inputs.published)
+        return result_packs.packs_write(
+            discipline=discipline,
+            plan=inputs.plan,
+            window=inputs.columns,
+            connect=loader.extra_connection,
+            now=clock.now(),
+        )

@@ -42,13 +42,13 @@ def test_an_admin_closes_a_month_and_watches_the_job_publish_it(
     set_now(after_deadline("2026-03"))
     # The job (on the in-process worker) takes 1.5 s more to compute, so that the bar is
     # seen between 0 and 100.
-    compute_list = fladub.compute_list
+    list_of_results = fladub.list_of_results  # the close's last step, with packs or not
 
-    def slow_compute_list(*args: Any, **kwargs: Any) -> Any:
+    def slow_list_of_results(*args: Any, **kwargs: Any) -> Any:
         time.sleep(1.5)
-        return compute_list(*args, **kwargs)
+        return list_of_results(*args, **kwargs)
 
-    monkeypatch.setattr(fladub, "compute_list", slow_compute_list)
+    monkeypatch.setattr(fladub, "list_of_results", slow_list_of_results)
     UserFactory(username="chair", password=PASSWORD, is_staff=True)
     log_in(page, "chair", PASSWORD)
     page.goto("/dashboard/")

@@ -1,8 +1,12 @@
 """``manage.py pack_lists [--discipline D]``: store the pack of every published list that
 has none (:func:`rankings.services.packs.packs_backfill`), so that the close reads it in
 milliseconds instead of copying its entries (docs/performance.md, "Packs of published
-lists"). Lists published by the close already have theirs; run it once after the upgrade
-that added packs. Safe to run at any time, again, or beside a close: it only adds packs.
+lists"), and, on PostgreSQL, the result packs of the months of each discipline's latest
+window that have none (:func:`rankings.services.packs.result_packs_backfill`: "Packs of
+counted results"), so that the next close reads only its own month's results as rows.
+Lists and months closed since the upgrade already have theirs; run it once after the
+upgrades that added packs. Safe to run at any time, again, or beside a close: it only adds
+packs.
 """
 
 from __future__ import annotations
@@ -10,13 +14,14 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.db import connection
 
 from matches.disciplines import CODES
-from rankings.services.packs import packs_backfill
+from rankings.services.packs import packs_backfill, result_packs_backfill
 
 
 class Command(BaseCommand):
-    help = "Pack the published ranking lists that have no pack yet."
+    help = "Pack the published ranking lists, and the counted results, that have no pack yet."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--discipline", choices=CODES, help="default: every discipline")
@@ -29,3 +34,12 @@ class Command(BaseCommand):
         self.stdout.write(
             f"{packed} list(s) packed" if packed else "every published list has its pack"
         )
+        if connection.vendor != "postgresql":
+            return  # the close reads every result as a row there
+        for discipline in [options["discipline"]] if options["discipline"] else CODES:
+            months = result_packs_backfill(discipline)
+            self.stdout.write(
+                f"packed the results of {months} month(s) of {discipline}"
+                if months
+                else f"every result of {discipline} is packed"
+            )
