@@ -8,6 +8,7 @@ and ``REDIS_URL`` set, the same code runs on PostgreSQL and Redis.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import environ
@@ -38,6 +39,18 @@ FIDO_CLOSE_HEARTBEAT = env.int("FIDO_CLOSE_HEARTBEAT", default=10)
 FIDO_CLOSE_STALE_AFTER = env.int("FIDO_CLOSE_STALE_AFTER", default=60)
 FIDO_CLOSE_LOAD_STREAMS = env.int("FIDO_CLOSE_LOAD_STREAMS", default=2)
 FIDO_CLOSE_WRITE_STREAMS = env.int("FIDO_CLOSE_WRITE_STREAMS", default=2)
+# The close reads the points of earlier months from their result packs and packs the months
+# it counts first (PostgreSQL; rankings.result_packs). Off: every result read as a row.
+FIDO_CLOSE_RESULT_PACKS = env.bool("FIDO_CLOSE_RESULT_PACKS", default=True)
+# NumPy asks the kernel for transparent huge pages for its large arrays (madvise). Where the
+# kernel's THP defrag policy is "madvise" (Debian's default), such a page fault may compact
+# memory first: on the reference machine eight 96 MB arrays were filled in 1.47 s of system
+# time with NumPy's default, 0.42 s without (docs/performance.md, "Huge pages"), and a close
+# fills some 1 GB of them. Off unless FIDO_NUMPY_HUGEPAGES=1; read by NumPy when it is first
+# imported, which the settings come before (an explicit NUMPY_MADVISE_HUGEPAGE wins).
+os.environ.setdefault(
+    "NUMPY_MADVISE_HUGEPAGE", "1" if env.bool("FIDO_NUMPY_HUGEPAGES", default=False) else "0"
+)
 
 INSTALLED_APPS = [
     # The admin without its autodiscovery at start-up: fido/urls.py discovers the apps'
