@@ -70,6 +70,10 @@ def steps(quick: bool) -> list[tuple[str, list[str]]]:
             ),
             (
                 "close",
+                "close_month.py --cold-results --repeat 2 --no-sql --no-pipeline --update-docs",
+            ),
+            (
+                "close",
                 "close_month.py --workers 2 --repeat 2 --no-sql --no-pipeline --update-docs",
             ),
             ("pages", "pages.py --requests 200 --explain --update-docs"),
