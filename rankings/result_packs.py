@@ -16,10 +16,13 @@ In: a discipline and the month R of a close. Out:
   since a pack was made, the ids of the strength lists in force;
 - :func:`fresh_condition`: what the close reads as rows, appended to the window's
   condition: a result of a month no usable pack covers, or of a changed match;
-- :func:`assemble`: the window as the close computes it, the packs' results and the rows
-  read, in the canonical ``(match, side, player)`` order, with the points known from the
-  packs and NaN for the rest (:func:`rankings.fladub.match_points` scores those);
-- :func:`packs_write`: the packs of the months none covered, with their points.
+- :func:`pack_statement`, :func:`pack_groups` and :class:`PackSink`: the packs read on the
+  close's connections, each copied into the window (:class:`WindowBuilder`) by the thread
+  that read it as soon as it is whole; :class:`Assembled`: the window, the packs' pieces and
+  the rows read, with the points known from the packs and NaN for the rest
+  (:meth:`Assembled.score_missing` scores those);
+- :func:`packs_encode` and :func:`packs_store`: the packs of the months none covered,
+  with their points.
 
 Guaranteed: the window assembled is the window read whole (every result counting in
 L(R), the same columns), and every known point is the one :func:`rankings.fladub.match_points`
@@ -34,12 +37,13 @@ holds every input of the computation, as the seal's inputs digest needs anyway).
 stores a result's void month; results voided by then are not in it. ``verify_list``
 reads no pack: a list published from packs is checked against the results themselves.
 
-The format (``STORAGE EXTERNAL``, little-endian, column after column, whole matches in
-canonical order): per match ``match_id`` int64, ``month_played`` int32, ``void_month``
-int32 (the month index of a void that takes effect after the pack's close, else -1),
-``base`` int16, ``rows`` int16; per result ``points`` float64, ``player`` int32 (a pack
-is not written for a player key beyond int32: the close reads those results as rows),
-``score`` int32, ``side_no`` int16. The counting month is the pack's.
+The format (little-endian, column after column, whole matches in canonical order;
+stored as chunks of :data:`CHUNK_BYTES`, :class:`~rankings.models.ResultPackChunk`): per
+match ``match_id`` int64, ``month_played`` int32, ``void_month`` int32 (the month index of
+a void that takes effect after the pack's close, else -1), ``base`` int16, ``rows``
+int16; per result ``points`` float64, ``player`` int32 (a pack is not written for a
+player key beyond int32: the next close reads those results as rows), ``score`` int32,
+``side_no`` int16. The counting month is the pack's.
 """
 
 from __future__ import annotations
@@ -439,6 +443,21 @@ class Assembled:
         self.pieces = tuple(pieces)
         self._months = months
 
+    @classmethod
+    def of_rows(cls, sides: fladub.Sides, void_month: I32) -> Assembled:
+        """The window when no pack holds any of it: the rows read, as they are (no copy:
+        the first close after the upgrade, or after a TRUNCATE, reads all 12 months)."""
+        n = len(sides)
+        columns = {name: getattr(sides, name) for name in _COLUMNS if name != "points"}
+        first, last = (int(sides.match_id[0]), int(sides.match_id[-1])) if n else (0, 0)
+        return cls(
+            {**columns, "points": np.full(n, np.nan)},
+            fresh=slice(0, n),
+            fresh_void=void_month,
+            pieces=[(first, last, slice(0, n))] if n else [],
+            months=set(np.unique(sides.month_played).tolist()),
+        )
+
     def __len__(self) -> int:
         return len(self.match_id)
 
@@ -621,8 +640,9 @@ class Encoded:
 
 def packs_encode(plan: Plan, window: Assembled) -> list[Encoded]:
     """The packs of the months ``plan`` found uncovered (with results or not: an empty
-    pack says the month has none), the window's points all computed. ValueError for a
-    value the format cannot hold (a player key beyond int32)."""
+    pack says the month has none), the window's points all computed. A month holding a
+    value the format cannot (a player key beyond int32) is left unpacked, with a warning:
+    the next close reads it as rows."""
     sides, fresh = window, window.fresh
     encoded = []
     for month in plan.uncovered:
@@ -630,7 +650,11 @@ def packs_encode(plan: Plan, window: Assembled) -> list[Encoded]:
         # (whole matches, in canonical order).
         at = np.flatnonzero(sides.counting_month[fresh] == month)
         columns = columns_of(window, window.fresh_void[at], at + fresh.start, month)
-        match_bytes, row_bytes = encode(columns)
+        try:
+            match_bytes, row_bytes = encode(columns)
+        except ValueError as exc:
+            logger.warning("the results of %s are not packed: %s", fladub.month_label(month), exc)
+            continue
         played = np.unique(columns.match["month_played"]).tolist()
         encoded.append(
             Encoded(
@@ -692,7 +716,14 @@ def packs_store(
     return written
 
 
-def packs_write(*, discipline: str, plan: Plan, window: Assembled, connect: Any, now: Any) -> int:
+def packs_write(
+    *,
+    discipline: str,
+    plan: Plan,
+    window: Assembled,
+    connect: Callable[[], Any],
+    now: dt.datetime,
+) -> int:
     """:func:`packs_encode` then :func:`packs_store`."""
     packs = packs_encode(plan, window)
     return packs_store(discipline=discipline, plan=plan, packs=packs, connect=connect, now=now)

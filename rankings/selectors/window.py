@@ -212,8 +212,11 @@ def _from_packs(
     )
     read = time.perf_counter()
     result_packs.buffer_release()
-    builder.add_rows(fresh, void)
-    columns = builder.finish()
+    if plan.packs:
+        builder.add_rows(fresh, void)
+        columns = builder.finish()
+    else:
+        columns = result_packs.Assembled.of_rows(fresh, void)
     logger.info(
         "result packs of %s: %d months (%s), %d results read as rows (%d changed matches), "
         "%d months to pack; planned in %.2f s, read and copied in %.2f s, then %.2f s",

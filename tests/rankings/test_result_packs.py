@@ -505,3 +505,23 @@ def test_the_seal_computed_during_the_write_fails_the_close_cleanly(monkeypatch)
     monkeypatch.undo()
     published = compare_close(MONTHS[0])
     assert published.content_sha256 == seal.export_digest(published)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_month_the_format_cannot_hold_is_left_unpacked_and_read_as_rows(monkeypatch) -> None:
+    random_results(seed=SEED + 7, matches=80, players=30, months=MONTHS[:3])
+    compare_close(MONTHS[0])
+    encode = result_packs.encode
+
+    def refuses_april(columns: result_packs.Columns) -> tuple[bytes, bytes]:
+        if columns.month == MONTHS[1].index:
+            raise ValueError("a pack's player does not fit int32")
+        return encode(columns)
+
+    monkeypatch.setattr(result_packs, "encode", refuses_april)
+    compare_close(MONTHS[1])  # published all the same
+    assert str(MONTHS[1]) not in packed_months()
+    assert MONTHS[1].index not in plan_now(MONTHS[2]).covered
+    compare_close(MONTHS[2])  # April read as rows, the rest from packs
+    assert str(MONTHS[1]) not in packed_months() and str(MONTHS[2]) in packed_months()
