@@ -445,10 +445,13 @@ class Assembled:
 
     @classmethod
     def of_rows(cls, sides: fladub.Sides, void_month: I32) -> Assembled:
-        """The window when no pack holds any of it: the rows read, as they are (no copy:
-        the first close after the upgrade, or after a TRUNCATE, reads all 12 months)."""
+        """The window when no pack holds any of it (the first close after the upgrade, or
+        after a TRUNCATE, reads all 12 months as rows): the rows' own columns, but
+        ``base`` and ``score`` made narrow (the caller lets go of the wide ones)."""
         n = len(sides)
         columns = {name: getattr(sides, name) for name in _COLUMNS if name != "points"}
+        columns["base"] = sides.base.astype(_COLUMNS["base"])
+        columns["score"] = sides.score.astype(_COLUMNS["score"])
         first, last = (int(sides.match_id[0]), int(sides.match_id[-1])) if n else (0, 0)
         return cls(
             {**columns, "points": np.full(n, np.nan)},

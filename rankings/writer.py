@@ -72,6 +72,7 @@ def write_entries(
     ranking: fladub.RankingList,
     streams: int = 1,
     meanwhile: Callable[[Any, str], Any] | None = None,
+    analyze: bool = False,
 ) -> int:
     """Write the entries; ``streams`` > 1 (PostgreSQL, outside any transaction, the list
     row committed): that many ``COPY`` streams on as many connections at once, each its
@@ -82,23 +83,35 @@ def write_entries(
     ``meanwhile(conn, table)``: called (with several streams) once every row is in, on a
     connection of its own, in a thread, while the indexes are built; ``table`` holds the
     list's rows (its partition, not attached yet). The caller keeps what it finds (a
-    closure); an error it raises is raised here, once the streams are done."""
+    closure); an error it raises is raised here, once the streams are done.
+
+    ``analyze``: the new entries' statistics too (:func:`analyze_entries`); with several
+    streams by the stream that builds its last index last, while ``meanwhile`` may still
+    run (an ``ANALYZE`` waits for every index build of its table, a read does not)."""
     if connection.vendor != "postgresql":
         return _write_bulk(ranking_list, ranking)
     if streams > 1 and len(ranking) >= 2 * streams and not connection.in_atomic_block:
-        return _write_parallel(ranking_list, ranking, streams, meanwhile)
-    return _write_copy(ranking_list, ranking)
+        return _write_parallel(ranking_list, ranking, streams, meanwhile, analyze)
+    count = _write_copy(ranking_list, ranking)
+    if analyze:
+        analyze_entries(ranking_list.pk)
+    return count
 
 
-def analyze_entries(list_id: int) -> None:
+def analyze_entries(list_id: int, *, conn: Any = None) -> None:
     """Refresh the planner's statistics of list ``list_id``'s entries (PostgreSQL: its
-    partition; elsewhere nothing). Until then a fresh list's entries are unknown to the
-    planner, which with autovacuum off or behind planned the new list's pages (a club, a
-    name search) and the seal's CSV statement for an empty list: seconds a request, until
-    an ``ANALYZE``. It runs before the seal and the publication."""
+    partition; elsewhere nothing), on the psycopg connection ``conn`` if given. Until then
+    a fresh list's entries are unknown to the planner, which with autovacuum off or behind
+    planned the new list's pages (a club, a name search) and the seal's CSV statement for
+    an empty list: seconds a request, until an ``ANALYZE``. It runs before the seal and the
+    publication."""
     if connection.vendor != "postgresql":
         return
-    partitions.partition_analyze(list_id)
+    if conn is None:
+        partitions.partition_analyze(list_id)
+        return
+    with conn.cursor() as cursor:
+        cursor.execute(f"ANALYZE {partitions.partition_name(list_id)}")
 
 
 def _slice(ranking: fladub.RankingList, rows: slice) -> fladub.RankingList:
@@ -133,6 +146,7 @@ def _write_parallel(
     ranking: fladub.RankingList,
     streams: int,
     meanwhile: Callable[[Any, str], Any] | None = None,
+    analyze: bool = False,
 ) -> int:
     n = len(ranking)
     bounds = stream_bounds(ranking.rank, streams)
@@ -146,6 +160,7 @@ def _write_parallel(
     marks: dict[str, float] = {}
     side = _Meanwhile(meanwhile, table, marks)
     copied = threading.Barrier(streams, action=None if meanwhile is None else side.start)
+    built = threading.Barrier(streams)
 
     def work(stream: int, conn: Any, _failed: object) -> None:
         try:
@@ -158,9 +173,20 @@ def _write_parallel(
         except threading.BrokenBarrierError:
             return  # another stream failed: its error is the one raised
         marks["copied"] = time.perf_counter()
-        for statement in build_share(stream, streams):
-            partitions.index_build(conn, ranking_list.pk, statement, helpers=False)
+        try:
+            for statement in build_share(stream, streams):
+                partitions.index_build(conn, ranking_list.pk, statement, helpers=False)
+        except BaseException:
+            built.abort()
+            raise
         marks[f"built {stream}"] = time.perf_counter()
+        try:
+            last = built.wait() == 0
+        except threading.BrokenBarrierError:
+            return  # another stream failed: its error is the one raised
+        if analyze and last:  # one stream, once every index is built
+            analyze_entries(ranking_list.pk, conn=conn)
+            marks["analyzed"] = time.perf_counter()
 
     # Django's connection (autocommit: one transaction) writes the first part.
     try:

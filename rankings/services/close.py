@@ -306,7 +306,6 @@ def _compute_packed(
             # alone (0.12 s for a month of results, 0.5 s beside the hash); the sums and
             # the sorts that follow hold the GIL little, and share the cores with the hash.
             columns.score_missing(packed.published)
-            packed.encoded.extend(result_packs.packs_encode(packed.plan, columns))
             hashing = pool.submit(seal.inputs_digest, columns, order=columns.canonical_order)
             ranking = fladub.list_of_results(
                 columns.results(),
@@ -314,6 +313,9 @@ def _compute_packed(
                 packed.published,
                 player_order=lambda: packed.player_order,
             )
+            # After the sums, whose temporaries are gone by then (a first close packs 12
+            # months: their bytes and the sums' temporaries are not held at once).
+            packed.encoded.extend(result_packs.packs_encode(packed.plan, columns))
         digest = hashing.result()
     tracker.stage_done()
     return ranking, digest
@@ -408,7 +410,11 @@ def _write(
 
         try:
             count = writer.write_entries(
-                ranking_list=attempt, ranking=ranking, streams=streams, meanwhile=sealed_meanwhile
+                ranking_list=attempt,
+                ranking=ranking,
+                streams=streams,
+                meanwhile=sealed_meanwhile,
+                analyze=True,
             )
             RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
         except BaseException:
@@ -419,7 +425,7 @@ def _write(
             attempt = new_attempt()
             count = writer.write_entries(ranking_list=attempt, ranking=ranking)
             RankingList.objects.filter(pk=attempt.pk).update(entry_count=count)
-    writer.analyze_entries(attempt.pk)
+        writer.analyze_entries(attempt.pk)
     tracker.stage_done()
     return attempt, (content[0] if content else None)
 

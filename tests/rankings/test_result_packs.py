@@ -525,3 +525,26 @@ def test_a_month_the_format_cannot_hold_is_left_unpacked_and_read_as_rows(monkey
     assert MONTHS[1].index not in plan_now(MONTHS[2]).covered
     compare_close(MONTHS[2])  # April read as rows, the rest from packs
     assert str(MONTHS[1]) not in packed_months() and str(MONTHS[2]) in packed_months()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_command_line_close_ends_at_once_with_its_output_whole() -> None:
+    import os
+
+    random_results(seed=SEED + 8, matches=40, players=20, months=MONTHS[:1])
+    db = connection.settings_dict
+    url = f"postgres://{db['USER']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    env = {**os.environ, "DATABASE_URL": url, "DJANGO_SETTINGS_MODULE": "fido.settings.base"}
+    env.pop("REDIS_URL", None)
+    args = ("manage.py", "close_month", str(MONTHS[0]), "--discipline", "fido", "--inline")
+    done = run_python(*args, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.splitlines()
+    assert lines[1].startswith(f"fido {MONTHS[0]}: published (list ")
+    assert [line.split()[0] for line in lines[2:]] == ["load", "compute", "write", "publish"]
+    assert RankingList.objects.filter(status="published").count() == 1
+    again = run_python(*args, env=env)  # the answer of a retried command, ended as quickly
+    assert again.returncode == 0 and "already published" in again.stdout
+    refused = run_python("manage.py", "close_month", "2099-01", "--inline", env=env)
+    assert refused.returncode == 1 and "cannot be closed before its deadline" in refused.stderr

@@ -324,9 +324,9 @@ def test_the_entries_are_analysed_before_the_list_is_sealed(club, abcd, monkeypa
     steps: list[str] = []
     analyze, list_seal = writer.analyze_entries, seal.list_seal
 
-    def analyzing(list_id: int) -> None:
+    def analyzing(list_id: int, **kwargs) -> None:
         steps.append("analyze")
-        analyze(list_id)
+        analyze(list_id, **kwargs)
 
     def sealing(*args, **kwargs) -> None:
         steps.append("seal")

@@ -64,6 +64,16 @@ class Command(BaseCommand):
             help="seconds to wait for the worker, or the shards (default 3600)",
         )
 
+    def run_from_argv(self, argv: list[str]) -> None:
+        """As the command line runs it. Once the command has succeeded, its output written
+        and flushed, its log handlers flushed and its connections closed, the process ends
+        at once (``os._exit``): the interpreter's teardown of a close's modules and arrays
+        took 0.1 s (a twentieth of a close at a quarter of a million players) and does
+        nothing a finished command needs. A failure exits as Django's commands do; a test
+        calls the command (``call_command``) and never comes here."""
+        super().run_from_argv(argv)
+        _exit_now()
+
     def handle(self, *args: Any, **options: Any) -> None:
         month = month_argument(options["month"])
         workers = options["workers"]
@@ -149,6 +159,20 @@ class Command(BaseCommand):
 
 class _JobFailed(Exception):
     pass
+
+
+def _exit_now() -> None:
+    import logging
+    import os
+    import sys
+
+    from django.db import connections
+
+    for stream in (sys.stdout, sys.stderr):
+        stream.flush()
+    logging.shutdown()
+    connections.close_all()
+    os._exit(0)
 
 
 def _describe(ranking_list: RankingList | ListInfo) -> str:
