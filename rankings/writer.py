@@ -173,20 +173,7 @@ def _write_parallel(
         except threading.BrokenBarrierError:
             return  # another stream failed: its error is the one raised
         marks["copied"] = time.perf_counter()
-        try:
-            for statement in build_share(stream, streams):
-                partitions.index_build(conn, ranking_list.pk, statement, helpers=False)
-        except BaseException:
-            built.abort()
-            raise
-        marks[f"built {stream}"] = time.perf_counter()
-        try:
-            last = built.wait() == 0
-        except threading.BrokenBarrierError:
-            return  # another stream failed: its error is the one raised
-        if analyze and last:  # one stream, once every index is built
-            analyze_entries(ranking_list.pk, conn=conn)
-            marks["analyzed"] = time.perf_counter()
+        _build_share(conn, ranking_list.pk, stream, built, analyze=analyze, marks=marks)
 
     # Django's connection (autocommit: one transaction) writes the first part.
     try:
@@ -203,6 +190,33 @@ def _write_parallel(
         ", ".join(f"{what} at {at - started:.2f}" for what, at in times),
     )
     return n
+
+
+def _build_share(
+    conn: Any,
+    list_id: int,
+    stream: int,
+    built: threading.Barrier,
+    *,
+    analyze: bool,
+    marks: dict[str, float],
+) -> None:
+    """Stream ``stream``'s index builds (:func:`build_share`); then, with ``analyze``, one
+    stream analyses the partition once every stream's builds are done (``built``)."""
+    try:
+        for statement in build_share(stream, built.parties):
+            partitions.index_build(conn, list_id, statement, helpers=False)
+    except BaseException:
+        built.abort()  # the others stop waiting
+        raise
+    marks[f"built {stream}"] = time.perf_counter()
+    try:
+        last = built.wait() == 0
+    except threading.BrokenBarrierError:
+        return  # another stream failed: its error is the one raised
+    if analyze and last:
+        analyze_entries(list_id, conn=conn)
+        marks["analyzed"] = time.perf_counter()
 
 
 class _Meanwhile:
