@@ -173,14 +173,7 @@ def packed_window(
             " (the player order in the background)" if isinstance(order, Future) else "",
             time.perf_counter() - loaded,
         )
-    return PackedWindow(
-        discipline=discipline,
-        month=month,
-        columns=columns,
-        plan=plan,
-        published=published,
-        order=order,
-    )
+    return PackedWindow(discipline, month, columns, plan, published, order)
 
 
 def _from_packs(

@@ -154,16 +154,8 @@ def reference(month: Month) -> tuple[list[tuple[int, ...]], seal.InputsDigest]:
     ranking = fladub.compute_list(
         inputs.sides, month.index, inputs.published, player_order=inputs.player_order
     )
-    rows = list(
-        zip(
-            ranking.player.tolist(),
-            ranking.rank.tolist(),
-            ranking.fladub_cents.tolist(),
-            ranking.results_counted.tolist(),
-            ranking.previous_rank.tolist(),
-            strict=True,
-        )
-    )
+    names = ("player", "rank", "fladub_cents", "results_counted", "previous_rank")
+    rows = list(zip(*(getattr(ranking, name).tolist() for name in names), strict=True))
     return rows, seal.inputs_digest(inputs.sides)
 
 
@@ -216,6 +208,19 @@ def corrected(match: Match) -> dict[str, Any]:
     )
 
 
+def correct(match: Match, *, by: Any, now: dt.datetime) -> None:
+    """The federation corrects ``match``: its first two sides' scores swapped."""
+    match_correct(
+        match=match,
+        payload=corrected(match),
+        by=by,
+        now=now,
+        reason="scores swapped on the scoresheet",
+        as_admin=True,
+        channel="web",
+    )
+
+
 def two_strangers() -> tuple[Player, Player]:
     """Two players with results in the window who never sat at one table."""
     players = list(Player.objects.filter(merged_into=None, results__isnull=False).distinct())
@@ -258,15 +263,7 @@ def test_closes_from_packs_equal_closes_from_rows_through_every_change(sent, set
     voided = counted.filter(counting_month=MONTHS[1].first_day).first()
     match_void(match=voided, by=admin, reason="wrong table", now=now)
     fixed = counted.filter(counting_month=MONTHS[0].first_day).exclude(pk=voided.pk).first()
-    match_correct(
-        match=fixed,
-        payload=corrected(fixed),
-        by=admin,
-        now=now,
-        reason="scores swapped",
-        as_admin=True,
-        channel="web",
-    )
+    correct(fixed, by=admin, now=now)
     source, target = two_strangers()
     moved = set(SideMember.objects.filter(player=source).values_list("match_id", flat=True))
     player_merge(source=source, target=target, by=admin, reason="one person", now=now)
@@ -307,15 +304,7 @@ def test_closes_from_packs_equal_closes_from_rows_through_every_change(sent, set
     june = Match.objects.filter(
         voided_at=None, counting_month=MONTHS[3].first_day, date_played__month=6
     ).first()
-    match_correct(
-        match=june,
-        payload=corrected(june),
-        by=admin,
-        now=now,
-        reason="scoresheet",
-        as_admin=True,
-        channel="web",
-    )
+    correct(june, by=admin, now=now)
     _run_task(
         erratum_request(discipline="fido", month=MONTHS[3], reason="scoresheet", by=admin, now=now)
     )
