@@ -244,7 +244,7 @@ def fresh_sides_and_packs(
 ) -> tuple[fladub.Sides, npt.NDArray[np.int32]]:
     """The window's results that also meet ``condition`` (:mod:`rankings.result_packs`:
     those no pack holds), in canonical order, with their void months (month index, or
-    ``result_packs.NO_VOID``); meanwhile, on the other connections, the packs' ``COPY``
+    :data:`NO_VOID`); meanwhile, on the other connections, the packs' ``COPY``
     statements drained into their sinks, message by message. With no pack, the rows are
     read in ``streams`` ranges of the table's blocks, as :func:`window_sides` does; with
     packs, in one statement (the rows of one month or two: PostgreSQL finds them by index)
@@ -274,8 +274,6 @@ def fresh_sides_and_packs(
 
 
 def _fresh_sides(out: dict[str, Any]) -> tuple[fladub.Sides, npt.NDArray[np.int32]]:
-    from .result_packs import NO_VOID
-
     void = out.pop("void_month")
     void[void == out["counting_month"]] = NO_VOID
     sides = fladub.Sides(**out)
@@ -299,7 +297,7 @@ class _ArraysSink:
     def columns(self) -> dict[str, Any]:
         stream = memoryview(b"".join(self._messages))
         self._messages = []
-        at = _header_length(stream)
+        at = header_length(stream)
         if int.from_bytes(stream[at : at + 2], "big", signed=True) != len(FRESH_COLUMNS):
             raise ValueError("unexpected field count in binary COPY stream")
         at += 2
@@ -350,6 +348,8 @@ _SIDE_OUT: dict[str, tuple[str, Any]] = {
 }
 
 
+NO_VOID = -1
+"""The void month of a result not voided (:mod:`rankings.result_packs`' format)."""
 # The rows a close reads besides its packs carry their void month too (a pack keeps it):
 # COALESCE(void_effective_month, counting_month), since a result of the window voided at
 # all is voided after the month (void > R >= counting month), so "equal" means "none".
@@ -390,7 +390,7 @@ class _SideStream:
     def feed(self, block: bytearray) -> None:
         view = memoryview(block)
         if not self._header_seen:
-            view = view[_header_length(view) :]
+            view = view[header_length(view) :]
             self._header_seen = True
         if self._trailer_seen:
             raise ValueError("binary COPY stream goes on after its trailer")
@@ -508,13 +508,13 @@ def drain_copies(
     sinks: list[Callable[[bytearray], None]],
     *,
     streams: int | None = None,
-    block_bytes: int | Sequence[int | None] | None = None,
+    block_bytes: int | None = None,
     settings: Sequence[str] = (),
 ) -> None:
     """:func:`read_copies`, each statement's bytes handed to its sink as they arrive: in
     blocks of whole protocol messages of at least ``block_bytes`` (:func:`_drain_copy`),
     or with ``block_bytes`` None whole, in one call, or with 0 message by message, each
-    as libpq's buffer (no copy); a sequence: each statement's. A sink runs in the thread
+    as libpq's buffer (no copy). A sink runs in the thread
     that reads its statement, while the other streams go on reading. ``settings``:
     statements run on every connection first (``SET LOCAL ...``: for its transaction)."""
     connection.ensure_connection()
@@ -524,8 +524,7 @@ def drain_copies(
     workers = count if streams is None else max(1, min(streams, count))
 
     def drain(conn: Any, index: int) -> None:
-        size = block_bytes if not isinstance(block_bytes, Sequence) else block_bytes[index]
-        _drain_copy(conn, statements[index], sinks[index], block_bytes=size)
+        _drain_copy(conn, statements[index], sinks[index], block_bytes=block_bytes)
 
     for setting in settings:
         with raw.cursor() as cursor:
@@ -628,17 +627,28 @@ def read_copy_later(statement: str, parse: Callable[[bytearray], Any]) -> Future
     except BaseException:
         extra.close()
         raise
+
+    def read() -> Any:
+        try:
+            return parse(_read_copy(extra, statement))
+        finally:
+            extra.close()
+
+    return in_thread(read, name="fido-copy-later")
+
+
+def in_thread(work: Callable[[], Any], *, name: str) -> Future[Any]:
+    """``work()`` in a thread of its own (a daemon: it never holds the process up); the
+    future holds what it returns or raises."""
     future: Future[Any] = Future()
 
     def run() -> None:
         try:
-            future.set_result(parse(_read_copy(extra, statement)))
+            future.set_result(work())
         except BaseException as exc:  # handed to whoever waits
             future.set_exception(exc)
-        finally:
-            extra.close()
 
-    threading.Thread(target=run, name="fido-copy-later", daemon=True).start()
+    threading.Thread(target=run, name=name, daemon=True).start()
     return future
 
 
@@ -729,7 +739,7 @@ def parse_binary_copy(buffer: bytearray | bytes, columns: Iterable[tuple[str, st
     """
     columns = list(columns)
     view = memoryview(buffer)
-    start = _header_length(view)
+    start = header_length(view)
     if bytes(view[-2:]) != b"\xff\xff":
         raise ValueError("binary COPY stream without its trailer")
     dtype = record_dtype(columns)
@@ -741,7 +751,7 @@ def parse_binary_copy(buffer: bytearray | bytes, columns: Iterable[tuple[str, st
     return records
 
 
-def _header_length(view: memoryview) -> int:
+def header_length(view: memoryview) -> int:
     """The length of a binary COPY stream's header (signature, flags, extension area);
     ValueError when ``view`` does not begin with one."""
     if len(view) < 19 or bytes(view[:11]) != PGCOPY_SIGNATURE:

@@ -64,6 +64,7 @@ from django.db import connection
 from matches.months import Month
 
 from . import fladub
+from .loader import NO_VOID, header_length, in_thread
 
 logger = logging.getLogger(__name__)
 
@@ -71,7 +72,6 @@ I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
-NO_VOID = -1
 MATCH_FIELDS: tuple[tuple[str, str], ...] = (
     ("match_id", "<i8"),
     ("month_played", "<i4"),
@@ -350,9 +350,7 @@ class PackSink:
         view = memoryview(message)
         at = 0
         if not self._started:
-            if len(view) < 19 or bytes(view[:11]) != b"PGCOPY\n\xff\r\n\x00":
-                raise ValueError("not a binary COPY stream")
-            at, self._started = 19 + int.from_bytes(view[15:19], "big"), True
+            at, self._started = header_length(view), True
             for info in self._empty:
                 self._done(info, memoryview(b""))
         while at < len(view):
@@ -745,26 +743,18 @@ def packs_store_later(**kwargs: Any) -> Callable[[], int]:
     """:func:`packs_store` in a thread; the returned function waits for it and returns its
     count (0, with the error logged, when it failed: a pack is an optimisation, and the
     next close reads those results as rows)."""
-    result: list[int] = []
     discipline = kwargs["discipline"]
 
-    def run() -> None:
+    def store() -> int:
         try:
-            result.append(packs_store(**kwargs))
+            return packs_store(**kwargs)
         except Exception:
             logger.exception("could not pack the results of %s", discipline)
-            result.append(0)
+            return 0
         finally:
             kwargs.clear()  # the bytes: freed once stored, not when waited for
 
-    thread = threading.Thread(target=run, name="fido-result-packs", daemon=True)
-    thread.start()
-
-    def wait() -> int:
-        thread.join()
-        return result[0] if result else 0
-
-    return wait
+    return in_thread(store, name="fido-result-packs").result
 
 
 def months_of(packs: Iterable[PackInfo]) -> list[str]:
