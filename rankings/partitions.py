@@ -99,10 +99,11 @@ def partition_attach(cursor: Any, list_id: int) -> None:
     )
 
 
-def partition_analyze(list_id: int) -> None:
+def partition_analyze(list_id: int, *, conn: Any = None) -> None:
     """Refresh the planner's statistics of the list's partition (what a page of that list
-    is planned with); the other lists' partitions are unchanged, so they are not sampled."""
-    with connection.cursor() as cursor:
+    is planned with; on the psycopg connection ``conn`` if given, else Django's); the other
+    lists' partitions are unchanged, so they are not sampled."""
+    with (connection if conn is None else conn).cursor() as cursor:
         cursor.execute(f"ANALYZE {partition_name(list_id)}")
 
 

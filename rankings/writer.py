@@ -22,13 +22,14 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future, wait
 from typing import Any
 
 import numpy as np
 from django.db import connection, transaction
 
 from . import fladub, partitions
-from .loader import PGCOPY_SIGNATURE, extra_connection, run_on_connections
+from .loader import PGCOPY_SIGNATURE, extra_connection, in_thread, run_on_connections
 from .models import RankingEntry, RankingList
 
 ENTRY_COLUMNS = (
@@ -107,11 +108,7 @@ def analyze_entries(list_id: int, *, conn: Any = None) -> None:
     publication."""
     if connection.vendor != "postgresql":
         return
-    if conn is None:
-        partitions.partition_analyze(list_id)
-        return
-    with conn.cursor() as cursor:
-        cursor.execute(f"ANALYZE {partitions.partition_name(list_id)}")
+    partitions.partition_analyze(list_id, conn=conn)
 
 
 def _slice(ranking: fladub.RankingList, rows: slice) -> fladub.RankingList:
@@ -158,8 +155,16 @@ def _write_parallel(
         table = partitions.partition_create(cursor, ranking_list.pk)
     extras = [extra_connection() for _ in range(streams - 1)]
     marks: dict[str, float] = {}
-    side = _Meanwhile(meanwhile, table, marks)
-    copied = threading.Barrier(streams, action=None if meanwhile is None else side.start)
+    side: list[Future[Any]] = []  # ``meanwhile``, started once every row is in
+
+    def start_meanwhile() -> None:
+        side.append(
+            in_thread(
+                lambda: _on_own_connection(meanwhile, table, marks), name="fido-write-meanwhile"
+            )
+        )
+
+    copied = threading.Barrier(streams, action=None if meanwhile is None else start_meanwhile)
     built = threading.Barrier(streams)
 
     def work(stream: int, conn: Any, _failed: object) -> None:
@@ -179,8 +184,9 @@ def _write_parallel(
     try:
         run_on_connections(raw, extras, work)
     finally:
-        side.wait()
-    side.raise_error()
+        wait(side)  # its error, if any, is raised below, not in place of the streams'
+    for done in side:
+        done.result()
     with raw.transaction(), raw.cursor() as cursor:
         partitions.partition_attach(cursor, ranking_list.pk)
     times = sorted(marks.items(), key=lambda mark: mark[1])
@@ -219,40 +225,16 @@ def _build_share(
         marks["analyzed"] = time.perf_counter()
 
 
-class _Meanwhile:
-    """``meanwhile(conn, table)`` in a thread on a connection of its own, started once every
-    row is in (by the streams' barrier); :meth:`wait` waits for it, :meth:`raise_error`
-    raises what it raised."""
-
-    def __init__(
-        self, meanwhile: Callable[[Any, str], Any] | None, table: str, marks: dict[str, float]
-    ) -> None:
-        self.meanwhile, self.table, self.marks = meanwhile, table, marks
-        self.thread: threading.Thread | None = None
-        self.error: BaseException | None = None
-
-    def start(self) -> None:
-        self.thread = threading.Thread(target=self._run, name="fido-write-meanwhile", daemon=True)
-        self.thread.start()
-
-    def _run(self) -> None:
-        conn = extra_connection()
-        try:
-            assert self.meanwhile is not None  # noqa: S101
-            self.meanwhile(conn, self.table)
-            self.marks["meanwhile"] = time.perf_counter()
-        except BaseException as exc:  # raised in the caller's thread, after the write
-            self.error = exc
-        finally:
-            conn.close()
-
-    def wait(self) -> None:
-        if self.thread is not None:
-            self.thread.join()
-
-    def raise_error(self) -> None:
-        if self.error is not None:
-            raise self.error
+def _on_own_connection(
+    meanwhile: Callable[[Any, str], Any] | None, table: str, marks: dict[str, float]
+) -> None:
+    conn = extra_connection()
+    try:
+        assert meanwhile is not None  # noqa: S101
+        meanwhile(conn, table)
+        marks["meanwhile"] = time.perf_counter()
+    finally:
+        conn.close()
 
 
 def build_share(stream: int, streams: int) -> tuple[str, ...]:
