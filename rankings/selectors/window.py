@@ -35,7 +35,7 @@ import datetime as dt
 import logging
 import time
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 from django.db import connection, transaction
@@ -105,24 +105,16 @@ def window(
             shard=shard,
             basis=basis,
         )
-        loaded = time.perf_counter()
-        played = {Month.from_index(m) for m in _months_present(sides.month_played).tolist()}
-        published = strength_lists(
-            discipline=discipline,
-            months=played | {month},
-            streams=streams,
-            portable=not fast,
+        published, order = _lists_and_order(
+            discipline,
+            month,
+            _months_present(sides.month_played).tolist(),
+            loaded=(len(sides), started),
+            streams=streams if fast else 0,
+            later=order_later and outermost,
             as_of=as_of,
             packs=packs,
-        )
-        # A shard's totals need no tie-break: the coordinator ranks (with the order).
-        order = None if shard else _order(fast=fast, later=order_later and outermost)
-        logger.info(
-            "loaded %s %s: %d results in %.2f s (%d streams), %d published lists%s in %.2f s",
-            *(discipline, month, len(sides), loaded - started, streams if fast else 0),
-            len(published),
-            " (the player order in the background)" if isinstance(order, Future) else "",
-            time.perf_counter() - loaded,
+            shard=shard is not None,
         )
     return Window(discipline=discipline, month=month, sides=sides, published=published, order=order)
 
@@ -139,8 +131,6 @@ class PackedWindow:
     plan: result_packs.Plan
     published: dict[int, fladub.PublishedList]
     order: loader.I64 | Future[loader.I64 | None] | None
-    encoded: list[result_packs.Encoded] = field(default_factory=list)
-    """The packs of the months the window found uncovered, once encoded (the close)."""
 
     @property
     def player_order(self) -> loader.I64 | None:
@@ -160,18 +150,13 @@ def packed_window(
         loader.one_snapshot()
         started = time.perf_counter()
         columns, plan = _from_packs(discipline, month, streams)
-        loaded = time.perf_counter()
-        published = strength_lists(
-            discipline=discipline,
-            months={Month.from_index(m) for m in columns.months_played()} | {month},
+        published, order = _lists_and_order(
+            discipline,
+            month,
+            columns.months_played(),
+            loaded=(len(columns), started),
             streams=streams,
-        )
-        order = _order(fast=True, later=order_later)
-        logger.info(
-            "loaded %s %s: %d results in %.2f s (%d streams), %d published lists%s in %.2f s",
-            *(discipline, month, len(columns), loaded - started, streams, len(published)),
-            " (the player order in the background)" if isinstance(order, Future) else "",
-            time.perf_counter() - loaded,
+            later=order_later,
         )
     return PackedWindow(discipline, month, columns, plan, published, order)
 
@@ -218,6 +203,41 @@ def _from_packs(
         *(planned - started, read - planned, time.perf_counter() - read),
     )
     return columns, plan
+
+
+def _lists_and_order(
+    discipline: str,
+    month: Month,
+    played: list[int],
+    *,
+    loaded: tuple[int, float],
+    streams: int,
+    later: bool,
+    as_of: dt.datetime | None = None,
+    packs: bool = True,
+    shard: bool = False,
+) -> tuple[dict[int, fladub.PublishedList], loader.I64 | Future[loader.I64 | None] | None]:
+    """The strength lists of the months ``played`` (month indices) and of ``month``, and
+    the player order (none for a shard: the coordinator ranks), once the results are read
+    (``loaded``: how many, and since when); ``streams`` 0: the portable path."""
+    results, started = loaded
+    read = time.perf_counter()
+    published = strength_lists(
+        discipline=discipline,
+        months={Month.from_index(m) for m in played} | {month},
+        streams=max(1, streams),
+        portable=not streams,
+        as_of=as_of,
+        packs=packs,
+    )
+    order = None if shard else _order(fast=bool(streams), later=later)
+    logger.info(
+        "loaded %s %s: %d results in %.2f s (%d streams), %d published lists%s in %.2f s",
+        *(discipline, month, results, read - started, streams, len(published)),
+        " (the player order in the background)" if isinstance(order, Future) else "",
+        time.perf_counter() - read,
+    )
+    return published, order
 
 
 def _order(*, fast: bool, later: bool) -> loader.I64 | Future[loader.I64 | None] | None:

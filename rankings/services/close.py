@@ -273,8 +273,8 @@ def _compute(
             discipline=discipline, month=month, streams=streams, order_later=True
         )
     if packed is not None:
-        ranking, digest = _compute_packed(packed, month, tracker=tracker)
-        return ranking, digest, _pack_later(packed)
+        ranking, digest, packs = _compute_packed(packed, month, tracker=tracker)
+        return ranking, digest, _pack_later(packed, packs)
     inputs = window(
         discipline=discipline, month=month, streams=streams, basis=basis, order_later=True
     )
@@ -295,9 +295,10 @@ def _compute(
 
 def _compute_packed(
     packed: PackedWindow, month: Month, *, tracker: RunTracker
-) -> tuple[fladub.RankingList, seal.InputsDigest]:
+) -> tuple[fladub.RankingList, seal.InputsDigest, list[result_packs.Encoded]]:
     """Stage 3 on the window from result packs: score the results no pack held (the
-    rows read), then the list, with the seal's hash in a thread as in :func:`_compute`."""
+    rows read), then the list, with the seal's hash in a thread as in :func:`_compute`;
+    and the packs of the months the window found uncovered, encoded."""
     tracker.stage("compute")
     columns = packed.columns
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fido-seal") as pool:
@@ -315,10 +316,10 @@ def _compute_packed(
             )
             # After the sums, whose temporaries are gone by then (a first close packs 12
             # months: their bytes and the sums' temporaries are not held at once).
-            packed.encoded.extend(result_packs.packs_encode(packed.plan, columns))
+            packs = result_packs.packs_encode(packed.plan, columns)
         digest = hashing.result()
     tracker.stage_done()
-    return ranking, digest
+    return ranking, digest, packs
 
 
 def _result_packs_used() -> bool:
@@ -326,17 +327,18 @@ def _result_packs_used() -> bool:
     return bool(getattr(settings, "FIDO_CLOSE_RESULT_PACKS", True))
 
 
-def _pack_later(packed: PackedWindow) -> Callable[[], int] | None:
-    """Store the packs of the months the window found uncovered (encoded by
-    :func:`_compute_packed`), in a thread on a connection of its own, while the close
-    writes the list (PostgreSQL's work, which leaves this process idle); the function
-    returned waits for it."""
-    if not packed.encoded:
+def _pack_later(
+    packed: PackedWindow, packs: list[result_packs.Encoded]
+) -> Callable[[], int] | None:
+    """Store ``packs`` (encoded by :func:`_compute_packed`), in a thread on a connection
+    of its own, while the close writes the list (PostgreSQL's work, which leaves this
+    process idle); the function returned waits for it."""
+    if not packs:
         return None
     return result_packs.packs_store_later(
         discipline=packed.discipline,
         plan=packed.plan,
-        packs=list(packed.encoded),
+        packs=packs,
         connect=loader.extra_connection,
         now=clock.now(),
     )
