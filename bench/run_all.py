@@ -80,7 +80,7 @@ def steps(quick: bool) -> list[tuple[str, list[str]]]:
             (
                 "submit",
                 "submit.py --matches 9000 --duration 30 --scenario 1x4 --scenario 1x8 "
-                "--scenario 1x16 --scenario 10x2 --update-docs",
+                "--scenario 1x16 --scenario 10x2 --scenario 10x8 --update-docs",
             ),
         ]
     commands = []

@@ -25,7 +25,8 @@ What it does, every step bounded and on the loopback interface only:
    on the loopback), with the per-user throttles raised through ``FIDO_THROTTLE_USER`` and
    ``FIDO_THROTTLE_SUBMISSIONS``, waits for ``/healthz``.
 4. For each ``--scenario BATCHxCLIENTS`` (default ``1x4``, ``1x8``, ``1x16``: one match a
-   request from 4, 8 and 16 clients; ``10x2``: batches of 10 from 2 clients): the
+   request from 4, 8 and 16 clients; ``10x2``: batches of 10 from 2 clients; ``make
+   bench`` adds ``10x8``, batches from 8 clients as the single matches' target has): the
    clients (2 processes of threads, one keep-alive HTTP connection and one secretary
    token each) POST ``--matches`` matches, each a four-player FIDO table of the client's
    club with a fresh id, with an ``Idempotency-Key`` (unless ``--no-key``), after a short
@@ -517,8 +518,9 @@ def update_docs(result: dict[str, Any]) -> None:
         "(BEGIN and COMMIT included).",
         "",
         "| matches per request | clients | matches/s accepted | requests/s | p50 ms | p90 ms "
-        "| p99 ms | CPU ms per request: server / PostgreSQL+Redis / clients | target |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| p99 ms | CPU ms per request: server / PostgreSQL+Redis / clients "
+        "| gunicorn workers' CPU shares | target |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for run in result["runs"]:
         lat = run["latency_ms"]
@@ -529,7 +531,8 @@ def update_docs(result: dict[str, Any]) -> None:
         lines.append(
             f"| {run['batch']} | {run['clients']} | **{run['matches_per_second']:.0f}** | "
             f"{run['requests_per_second']:.0f} | {lat['p50']} | {lat['p90']} | {lat['p99']} | "
-            f"{cpu} | {'met' if meets(run) else 'NOT met'} |"
+            f"{cpu} | {' / '.join(str(s) for s in run['server_cpu_share_by_worker'])} | "
+            f"{'met' if meets(run) else 'NOT met'} |"
         )
     lines += [
         "",
