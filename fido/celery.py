@@ -48,6 +48,11 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "task": "rankings.projections_refresh",
         "schedule": crontab(hour=3, minute=17),
     },
+    # Every night: the logged changes of results no result pack needs any more.
+    "rankings-member-changes-prune": {
+        "task": "rankings.member_changes_prune",
+        "schedule": crontab(hour=4, minute=41),
+    },
     # Re-send close runs the broker never took, and those whose worker died (no heartbeat).
     "rankings-close-runs-recover": {
         "task": "rankings.close_runs_recover",

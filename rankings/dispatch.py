@@ -27,6 +27,7 @@ CLOSE_SHARD = "rankings.close_shard"
 PROJECTION_REFRESH = "rankings.projection_refresh"
 PROJECTIONS_REFRESH = "rankings.projections_refresh"
 CLOSE_RUNS_RECOVER = "rankings.close_runs_recover"
+MEMBER_CHANGES_PRUNE = "rankings.member_changes_prune"
 
 # One quick retry, then give up: the run stays in the outbox and beat re-sends it.
 SEND_RETRY_POLICY = {

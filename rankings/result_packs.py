@@ -759,3 +759,32 @@ def packs_store_later(**kwargs: Any) -> Callable[[], int]:
 
 def months_of(packs: Iterable[PackInfo]) -> list[str]:
     return [fladub.month_label(pack.month) for pack in packs]
+
+
+# --- the change log's upkeep ------------------------------------------------------------------
+
+PRUNE_CHANGES = f"""
+DELETE FROM {_CHANGES} c
+WHERE NOT EXISTS (
+    SELECT 1 FROM {_TABLE} p
+    LEFT JOIN (
+        SELECT discipline, max(month) AS latest FROM rankings_rankinglist
+        WHERE status IN ('published', 'superseded') GROUP BY discipline
+    ) l ON l.discipline = p.discipline
+    WHERE (l.latest IS NULL OR p.month >= l.latest - interval '{fladub.WINDOW_MONTHS - 1} months')
+      AND NOT pg_visible_in_snapshot(c.xid, p.snapshot::pg_snapshot)
+)"""  # noqa: S608 (constants only)
+"""The changes no pack a close may still read needs (:func:`changes_prune`)."""
+
+
+def changes_prune(cursor: Any) -> int:
+    """Delete the logged changes that every pack a future close may read already sees;
+    return how many. Such a pack is one of a month from the discipline's latest published
+    month L - 11 on (the close of L + 1 reads L - 10 .. L; a retried close of L, L - 11 ..
+    L), or any pack of a discipline with no published list. A change every one of them
+    sees tells no close anything, and a pack made later sees it too (its snapshot is
+    later). The caller holds every discipline's close lock: a close under way may be
+    making packs in a snapshot older than a change it has not read, before they are
+    visible here."""
+    cursor.execute(PRUNE_CHANGES)
+    return int(cursor.rowcount)

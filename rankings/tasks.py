@@ -26,6 +26,10 @@ close of every month whose deadline passed more than ``FIDO_CLOSE_DELAY`` minute
 ``rankings.close_shard`` computes one shard of a close split across workers
 (:func:`rankings.services.close.month_close` with ``workers``): read-only, redelivered when
 its worker dies, the same answer every time.
+
+``rankings.member_changes_prune`` (beat, nightly) deletes the logged changes of results that
+no result pack a close may still read needs; when a close holds a discipline's lock it does
+nothing and the next night prunes.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from .dispatch import (
     CLOSE_RUNS_RECOVER,
     CLOSE_SHARD,
     DUE_MONTHS_CLOSE,
+    MEMBER_CHANGES_PRUNE,
     MONTH_CLOSE,
     PROJECTION_REFRESH,
     PROJECTIONS_REFRESH,
@@ -56,6 +61,7 @@ from .services.close import month_close as month_close_service
 from .services.close_recover import close_run_superseded, close_runs_recover
 from .services.close_run import close_run_claim
 from .services.errata import erratum_continue
+from .services.packs import member_changes_prune as member_changes_prune_service
 from .services.projection import projection_refresh as projection_refresh_service
 from .services.projection import projections_refresh_all
 from .services.schedule import due_months_enqueue
@@ -186,3 +192,11 @@ def projections_refresh() -> list[int]:
 def close_runs_recover_task() -> list[int]:
     """Re-send the close runs in the outbox and those whose worker was lost."""
     return [run.pk for run in close_runs_recover()]
+
+
+@shared_task(name=MEMBER_CHANGES_PRUNE, acks_late=True, ignore_result=True)
+def member_changes_prune() -> int | None:
+    """Prune the change log of results (None: a close was under way; nothing done)."""
+    pruned = member_changes_prune_service()
+    logger.info("pruned %s logged change(s) of results", pruned)
+    return pruned

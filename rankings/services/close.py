@@ -53,6 +53,7 @@ from django.db.models import Max
 
 from matches import audit, clock, locks
 from matches import sql as matches_sql
+from matches.disciplines import CODES
 from matches.models import ClosedMonth
 from matches.months import Month, deadline
 from matches.services import month_freeze
@@ -520,15 +521,42 @@ def close_lock(discipline: str) -> Iterator[None]:
     if connection.vendor != "postgresql":
         yield
         return
-    key = (locks.LOCK_NAMESPACE, locks.lock_key(f"close:{discipline}"))
+    key = _close_key(discipline)
     matches_sql.execute(matches_sql.advisory_lock("pg_advisory_lock", *key))
     try:
         yield
     finally:
-        try:
-            matches_sql.execute(matches_sql.advisory_lock("pg_advisory_unlock", *key))
-        except DatabaseError:  # the connection is gone, and the lock with it
-            logger.warning("could not release the close lock of %s", discipline, exc_info=True)
+        _close_unlock(key, discipline)
+
+
+@contextlib.contextmanager
+def close_locks_all() -> Iterator[bool]:
+    """Every discipline's close lock at once, without waiting (PostgreSQL): yields True
+    holding them all, or False holding none when any is held elsewhere (a close, or a
+    packs backfill, is under way). Released on exit. What may change what every close's
+    packs rely on takes them (:func:`rankings.services.packs.member_changes_prune`)."""
+    taken: list[tuple[tuple[int, int], str]] = []
+    try:
+        for discipline in CODES:
+            key = _close_key(discipline)
+            if not matches_sql.scalar(matches_sql.advisory_lock("pg_try_advisory_lock", *key)):
+                break
+            taken.append((key, discipline))
+        yield len(taken) == len(CODES)
+    finally:
+        for key, discipline in reversed(taken):
+            _close_unlock(key, discipline)
+
+
+def _close_key(discipline: str) -> tuple[int, int]:
+    return locks.LOCK_NAMESPACE, locks.lock_key(f"close:{discipline}")
+
+
+def _close_unlock(key: tuple[int, int], discipline: str) -> None:
+    try:
+        matches_sql.execute(matches_sql.advisory_lock("pg_advisory_unlock", *key))
+    except DatabaseError:  # the connection is gone, and the lock with it
+        logger.warning("could not release the close lock of %s", discipline, exc_info=True)
 
 
 def list_publish(list_id: int, *, listed: fladub.PublishedList | None = None) -> RankingList:

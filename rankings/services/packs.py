@@ -16,6 +16,10 @@ that month's window, from the packs there are and as rows for the months none ho
 scores the rows and packs those months. The next close then reads only its own month as
 rows. Safe beside a close (both hold the discipline's close lock) and again (a month
 packed is never packed twice).
+
+:func:`member_changes_prune` deletes the logged changes of results that no pack a close may
+still read needs (the nightly beat task and ``pack_lists`` run it), holding every
+discipline's close lock, or does nothing while a close or a backfill holds one.
 """
 
 from __future__ import annotations
@@ -73,3 +77,21 @@ def result_packs_backfill(discipline: str) -> int:
             connect=loader.extra_connection,
             now=clock.now(),
         )
+
+
+def member_changes_prune() -> int | None:
+    """Delete the logged changes of results (``rankings_memberchange``) that no pack a
+    close may still read needs (:func:`rankings.result_packs.changes_prune`); return how
+    many, 0 off PostgreSQL (no log there), or None when a close or a backfill held a
+    discipline's close lock (nothing deleted: the next run prunes). Without it the log
+    grows by a row per match changed (a void, a correction, a merge), and every close
+    reads all of it."""
+    from .close import close_locks_all
+
+    if connection.vendor != "postgresql":
+        return 0
+    with close_locks_all() as every, transaction.atomic():
+        if not every:
+            return None
+        with connection.cursor() as cursor:
+            return result_packs.changes_prune(cursor)

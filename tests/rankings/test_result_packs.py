@@ -7,6 +7,7 @@ guards on PostgreSQL; the format and the stream parser refuse what is not a pack
 from __future__ import annotations
 
 import datetime as dt
+import re
 import struct
 from typing import Any
 
@@ -23,7 +24,7 @@ from rankings.models import RankingEntry, RankingList, ResultPack, ResultPackChu
 from rankings.selectors.strength_lists import published_ids
 from rankings.selectors.window import packed_window, window
 from rankings.services.errata import erratum_request
-from rankings.services.packs import result_packs_backfill
+from rankings.services.packs import member_changes_prune, result_packs_backfill
 from tests.matches.factories import AdminFactory, match_payload
 from tests.processes import run_python
 from tests.rankings.factories import after_deadline, close, random_results, submit_table
@@ -375,6 +376,120 @@ def test_the_change_log_names_what_a_pack_can_no_longer_be_trusted_for() -> None
     assert plan_now(MONTHS[2]).packs == ()
 
 
+def logged() -> list[int | None]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT match_id FROM rankings_memberchange ORDER BY match_id")
+        return [row[0] for row in cursor.fetchall()]
+
+
+def hand_edit(match_id: int) -> None:
+    with recording():
+        SideMember.objects.filter(match_id=match_id).update(score=77)
+
+
+def fake_pack(discipline: str, month: Month, snapshot: str) -> None:
+    """A pack row with no chunks (what the prune reads of a pack: its discipline, month
+    and snapshot)."""
+    ResultPack.objects.create(
+        discipline=discipline,
+        month=month.first_day,
+        played_from=(month + (-11)).first_day,
+        snapshot=snapshot,
+        strengths={},
+        matches=0,
+        rows=0,
+        created_at=dt.datetime(2025, 1, 1, tzinfo=dt.UTC),
+    )
+
+
+@pytest.fixture
+def close_lock_elsewhere() -> Any:
+    """Hold a discipline's close lock on another connection, as a close under way does."""
+    import psycopg
+
+    from matches import locks
+
+    settings = connection.settings_dict
+    held: list[Any] = []
+
+    def hold(discipline: str) -> None:
+        conn = psycopg.connect(
+            host=settings["HOST"] or None,
+            port=settings["PORT"] or None,
+            user=settings["USER"],
+            dbname=settings["NAME"],
+            autocommit=True,
+        )
+        key = locks.lock_key(f"close:{discipline}")
+        conn.execute("SELECT pg_advisory_lock(%s, %s)", [locks.LOCK_NAMESPACE, key])
+        held.append(conn)
+
+    yield hold
+    for conn in held:
+        conn.close()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_change_log_is_pruned_of_what_every_pack_already_sees(close_lock_elsewhere) -> None:
+    random_results(seed=SEED + 5, matches=60, players=30, months=MONTHS[:2])
+    early, later = list(
+        Match.objects.filter(counting_month=MONTHS[0].first_day).values_list("pk", flat=True)[:2]
+    )
+    hand_edit(early)  # before the packs: every pack sees it
+    close(MONTHS[0])
+    hand_edit(later)  # after them: none does, and the next close must read that match again
+    # A pack of a month no close reads any more (before L(2025-03) - 11), whose snapshot
+    # sees nothing, holds nothing back.
+    fake_pack("fido", MONTHS[0] + (-12), "1:1:")
+    before = logged()
+    assert early in before and later in before
+    # While a close holds a discipline's lock (its packs may be made in a snapshot older
+    # than a change not yet logged here), nothing is pruned.
+    close_lock_elsewhere("austrian")
+    assert member_changes_prune() is None
+    assert logged() == before
+    assert run("pack_lists", "--discipline", "fido")[0].strip().splitlines()[-1] == (
+        "a close is under way: the change log is left for the nightly prune"
+    )
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_prune_keeps_what_a_pack_does_not_see_and_the_next_close_still_reads_it() -> None:
+    random_results(seed=SEED + 5, matches=60, players=30, months=MONTHS[:2])
+    early, later = list(
+        Match.objects.filter(counting_month=MONTHS[0].first_day).values_list("pk", flat=True)[:2]
+    )
+    hand_edit(early)
+    close(MONTHS[0])
+    hand_edit(later)
+    fake_pack("fido", MONTHS[0] + (-12), "1:1:")
+    before = logged()
+    assert member_changes_prune() == len(before) - 1
+    assert logged() == [later]
+    assert plan_now(MONTHS[1]).changed.tolist() == [later]
+    compare_close(MONTHS[1])  # the changed match read as rows: the list from rows
+    assert member_changes_prune() == 0  # the packs of 2025-03 and before still miss it
+    assert logged() == [later]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_pack_of_a_discipline_with_no_list_counts_whatever_its_month() -> None:
+    random_results(seed=SEED + 5, matches=60, players=30, months=MONTHS[:2])
+    early = Match.objects.filter(counting_month=MONTHS[0].first_day).values_list("pk", flat=True)[0]
+    hand_edit(early)
+    close(MONTHS[0])
+    # As in the test above, every fido pack sees the change; a pack of a discipline that
+    # has published nothing yet (so no month is out of every close's reach) does not.
+    fake_pack("allfives", MONTHS[0] + (-30), "1:1:")
+    before = logged()
+    assert early in before
+    assert member_changes_prune() == 0
+    assert logged() == before
+
+
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_packs_never_change_and_the_backfill_packs_the_latest_window() -> None:
@@ -385,7 +500,10 @@ def test_packs_never_change_and_the_backfill_packs_the_latest_window() -> None:
     assert result_packs_backfill("fido") == 12
     assert result_packs_backfill("fido") == 0  # again: nothing left to pack
     out = run("pack_lists", "--discipline", "fido")[0].strip().splitlines()
-    assert out[-1] == "every result of fido is packed"
+    assert out[-2] == "every result of fido is packed"
+    # Every change random_results made (voids, corrections) came before the packs.
+    assert re.fullmatch(r"pruned [1-9]\d* logged change\(s\) of results no pack needs", out[-1])
+    assert logged() == []
     pack = ResultPack.objects.get(month=MONTHS[0].first_day)
     assert pack.rows > 0 and ResultPackChunk.objects.filter(pack=pack).exists()
     for statement in (

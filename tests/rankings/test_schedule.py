@@ -7,6 +7,7 @@ import datetime as dt
 
 import pytest
 from django.conf import settings
+from django.db import connection
 
 from matches.months import Month
 from rankings import dispatch
@@ -146,3 +147,23 @@ def test_the_task_body_publishes_and_a_refusal_is_final(results_in) -> None:
     refused_run.refresh_from_db()
     assert refused_run.state == CloseRun.State.FAILED
     assert "before its deadline" in refused_run.error
+
+
+@pytest.mark.django_db
+def test_the_beat_prunes_the_change_log_of_results_every_night() -> None:
+    from celery.schedules import crontab
+
+    from fido.celery import app
+
+    entry = app.conf.beat_schedule["rankings-member-changes-prune"]
+    assert entry["task"] == dispatch.MEMBER_CHANGES_PRUNE == "rankings.member_changes_prune"
+    assert entry["schedule"] == crontab(hour=4, minute=41)
+    app.loader.import_default_modules()
+    task = app.tasks[dispatch.MEMBER_CHANGES_PRUNE]
+    # Run in this process, with no pack: every change logged so far (the test database's
+    # earlier TRUNCATEs) is pruned (the cases are in tests/rankings/test_result_packs.py).
+    assert task.run() >= 0
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT count(*) FROM rankings_memberchange")
+            assert cursor.fetchone() == (0,)

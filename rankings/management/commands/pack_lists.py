@@ -6,7 +6,8 @@ window that have none (:func:`rankings.services.packs.result_packs_backfill`: "P
 counted results"), so that the next close reads only its own month's results as rows.
 Lists and months closed since the upgrade already have theirs; run it once after the
 upgrades that added packs. Safe to run at any time, again, or beside a close: it only adds
-packs.
+packs. Last, it prunes the change log of results as the nightly task does
+(:func:`rankings.services.packs.member_changes_prune`; not while a close is under way).
 """
 
 from __future__ import annotations
@@ -17,7 +18,11 @@ from django.core.management.base import BaseCommand, CommandParser
 from django.db import connection
 
 from matches.disciplines import CODES
-from rankings.services.packs import packs_backfill, result_packs_backfill
+from rankings.services.packs import (
+    member_changes_prune,
+    packs_backfill,
+    result_packs_backfill,
+)
 
 
 class Command(BaseCommand):
@@ -43,3 +48,9 @@ class Command(BaseCommand):
                 if months
                 else f"every result of {discipline} is packed"
             )
+        pruned = member_changes_prune()
+        self.stdout.write(
+            "a close is under way: the change log is left for the nightly prune"
+            if pruned is None
+            else f"pruned {pruned} logged change(s) of results no pack needs"
+        )
