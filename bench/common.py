@@ -113,7 +113,8 @@ def cpu_pressure() -> float | None:
 
 
 def ensure_database(url: str) -> None:
-    """Create the role and the database of ``url`` (as ``postgres``) unless they exist."""
+    """Create the role and the database of ``url`` (as ``postgres``) unless they exist; a
+    database that exists for another role is an error naming its owner (nothing created)."""
     import psycopg
 
     try:
@@ -131,15 +132,30 @@ def ensure_database(url: str) -> None:
     with psycopg.connect(
         host=host, port=port, user="postgres", dbname="postgres", autocommit=True
     ) as conn:
+        owner = conn.execute(
+            "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = %s", [name]
+        ).fetchone()
+        if owner is not None:
+            # The role is what is missing: a database made for another role would not be
+            # usable by a new one (its tables belong to the owner), so nothing is created.
+            raise SystemExit(
+                f"database {name} exists (owner {owner[0]}) but role {role} does not: "
+                f"run with --user {owner[0]}, or name another --database"
+            )
         if conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone() is None:
             print(f"creating role {role}", flush=True)
             conn.execute(f'CREATE ROLE "{role}" LOGIN CREATEDB')
     print(f"creating database {name}", flush=True)
-    subprocess.run(
+    done = subprocess.run(
         ["createdb", "-h", host, "-p", port, "-U", "postgres", "-O", role, name],
-        check=True,
+        capture_output=True,
+        text=True,
+        check=False,
         timeout=60,
     )
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        raise SystemExit(f"could not create database {name}: {reason}")
 
 
 def close_data(

@@ -52,3 +52,29 @@ def test_a_kind_alone_gets_the_requests_of_a_run_of_every_kind() -> None:
         (p for p in every if p[0] in {"page:whatif", "api:whatif"}), key=repr
     )
     assert len(every) == 5 * len(pages.KINDS)
+
+
+@pytest.mark.postgres
+def test_a_missing_role_for_a_database_that_exists_is_named_and_nothing_is_created() -> None:
+    import psycopg
+    from django.db import connection
+
+    done = run_python(
+        "bench/pages.py", "--user", "no_such_role_fido", "--database", "postgres", "--requests", "1"
+    )
+    assert done.returncode != 0
+    assert "database postgres exists (owner postgres) but role no_such_role_fido does not" in (
+        done.stderr
+    )
+    assert "run with --user postgres" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    settings = connection.settings_dict
+    with psycopg.connect(
+        host=settings["HOST"] or "127.0.0.1",
+        port=settings["PORT"] or 5432,
+        user="postgres",
+        dbname="postgres",
+    ) as conn:
+        found = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = 'no_such_role_fido'")
+        assert found.fetchone() is None  # no role made for a database it cannot use
