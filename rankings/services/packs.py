@@ -90,8 +90,8 @@ def member_changes_prune() -> int | None:
 
     if connection.vendor != "postgresql":
         return 0
-    with close_locks_all() as every, transaction.atomic():
+    with close_locks_all() as every:
         if not every:
             return None
-        with connection.cursor() as cursor:
+        with connection.cursor() as cursor:  # one statement: its own transaction
             return result_packs.changes_prune(cursor)

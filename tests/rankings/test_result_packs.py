@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import struct
+import threading
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,7 @@ from rankings import fladub, loader, result_packs, seal
 from rankings.models import RankingEntry, RankingList, ResultPack, ResultPackChunk
 from rankings.selectors.strength_lists import published_ids
 from rankings.selectors.window import packed_window, window
+from rankings.services.close import close_lock
 from rankings.services.errata import erratum_request
 from rankings.services.packs import member_changes_prune, result_packs_backfill
 from tests.matches.factories import AdminFactory, match_payload
@@ -404,44 +406,53 @@ def fake_pack(discipline: str, month: Month, snapshot: str) -> None:
 
 @pytest.fixture
 def close_lock_elsewhere() -> Any:
-    """Hold a discipline's close lock on another connection, as a close under way does."""
-    import psycopg
-
-    from matches import locks
-
-    settings = connection.settings_dict
-    held: list[Any] = []
+    """Hold a discipline's close lock elsewhere, as a close under way does: the close's own
+    ``close_lock``, in a thread (its own database connection) until the test ends."""
+    release = threading.Event()
+    holders: list[threading.Thread] = []
 
     def hold(discipline: str) -> None:
-        conn = psycopg.connect(
-            host=settings["HOST"] or None,
-            port=settings["PORT"] or None,
-            user=settings["USER"],
-            dbname=settings["NAME"],
-            autocommit=True,
-        )
-        key = locks.lock_key(f"close:{discipline}")
-        conn.execute("SELECT pg_advisory_lock(%s, %s)", [locks.LOCK_NAMESPACE, key])
-        held.append(conn)
+        taken = threading.Event()
+
+        def run() -> None:
+            try:
+                with close_lock(discipline):
+                    taken.set()
+                    release.wait(60)
+            finally:
+                connection.close()
+
+        holder = threading.Thread(target=run, daemon=True)
+        holder.start()
+        holders.append(holder)
+        assert taken.wait(10)
 
     yield hold
-    for conn in held:
-        conn.close()
+    release.set()
+    for holder in holders:
+        holder.join(10)
+
+
+def edited_around_a_close() -> tuple[int, int]:
+    """Two matches of 2025-03 edited by hand, one before its close (every pack the close
+    makes sees it) and one after (none does: the next close must read that match again);
+    and a pack of a month no close reads any more (before L(2025-03) - 11) whose snapshot
+    sees nothing, which must hold nothing back."""
+    random_results(seed=SEED + 5, matches=60, players=30, months=MONTHS[:2])
+    early, later = list(
+        Match.objects.filter(counting_month=MONTHS[0].first_day).values_list("pk", flat=True)[:2]
+    )
+    hand_edit(early)
+    close(MONTHS[0])
+    hand_edit(later)
+    fake_pack("fido", MONTHS[0] + (-12), "1:1:")
+    return early, later
 
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_the_change_log_is_pruned_of_what_every_pack_already_sees(close_lock_elsewhere) -> None:
-    random_results(seed=SEED + 5, matches=60, players=30, months=MONTHS[:2])
-    early, later = list(
-        Match.objects.filter(counting_month=MONTHS[0].first_day).values_list("pk", flat=True)[:2]
-    )
-    hand_edit(early)  # before the packs: every pack sees it
-    close(MONTHS[0])
-    hand_edit(later)  # after them: none does, and the next close must read that match again
-    # A pack of a month no close reads any more (before L(2025-03) - 11), whose snapshot
-    # sees nothing, holds nothing back.
-    fake_pack("fido", MONTHS[0] + (-12), "1:1:")
+    early, later = edited_around_a_close()
     before = logged()
     assert early in before and later in before
     # While a close holds a discipline's lock (its packs may be made in a snapshot older
@@ -457,14 +468,7 @@ def test_the_change_log_is_pruned_of_what_every_pack_already_sees(close_lock_els
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_the_prune_keeps_what_a_pack_does_not_see_and_the_next_close_still_reads_it() -> None:
-    random_results(seed=SEED + 5, matches=60, players=30, months=MONTHS[:2])
-    early, later = list(
-        Match.objects.filter(counting_month=MONTHS[0].first_day).values_list("pk", flat=True)[:2]
-    )
-    hand_edit(early)
-    close(MONTHS[0])
-    hand_edit(later)
-    fake_pack("fido", MONTHS[0] + (-12), "1:1:")
+    _early, later = edited_around_a_close()
     before = logged()
     assert member_changes_prune() == len(before) - 1
     assert logged() == [later]
