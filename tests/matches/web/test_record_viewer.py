@@ -293,7 +293,9 @@ def stored_match(db: None) -> Match:
     record = _with_seats(RECORD, dict(zip("ABC", (p.player_id for p in players), strict=True)))
     totals = replay(record)["session"]["players"]
     sides = [([p], totals[p.player_id]["total"]) for p in players]
-    payload = match_payload(club, sides, date="2026-03-14", records=[record])
+    # An id with a hyphen: the 404 test asserts it is absent from the page, and a short
+    # alphanumeric id ("t1") can turn up by chance inside the page's random CSRF token.
+    payload = match_payload(club, sides, id="night-14", date="2026-03-14", records=[record])
     outcome = services.match_submit(
         club=None,
         payload=payload,
