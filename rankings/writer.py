@@ -8,8 +8,13 @@ On PostgreSQL the list gets a partition of its own (:mod:`rankings.partitions`):
 with no index, filled by ``COPY ... FROM STDIN (FORMAT binary)``, then indexed in sorted
 builds and attached to the entries table. NumPy builds the ``COPY`` buffer whole: a tuple
 is a fixed-size record except that ``previous_rank`` and ``movement`` are NULL (a length
-word of -1, no data) for players new to the list, so each row is a 66-byte record of
-which new players' rows keep the first 58 bytes. Elsewhere ``bulk_create`` in batches.
+word of -1, no data) for players new to the list, so each row is a 78-byte record of
+which new players' rows keep the first 70 bytes. Outside any transaction the rows carry
+their ids, a block reserved at once (:func:`rankings.partitions.entry_ids_reserve`),
+numbered in row order; inside one (a projection, a close in a caller's transaction) the
+record has no id (66 and 58 bytes) and the partition's default draws one per row, so
+that the sequence is never locked for the length of someone's transaction. Elsewhere
+``bulk_create`` in batches.
 With ``streams`` > 1 the rows are split into that many contiguous slices, never inside a
 tie (:func:`stream_bounds`), written by as many connections at once, which then build the
 partition's indexes at once (:func:`write_entries`).
@@ -33,6 +38,7 @@ from .loader import PGCOPY_SIGNATURE, extra_connection, in_thread, run_on_connec
 from .models import RankingEntry, RankingList
 
 ENTRY_COLUMNS = (
+    "id",
     "ranking_list_id",
     "player_id",
     "rank",
@@ -44,6 +50,8 @@ ENTRY_COLUMNS = (
 _RECORD = np.dtype(
     [
         ("count", ">i2"),
+        ("l_id", ">i4"),
+        ("id", ">i8"),
         ("l_list", ">i4"),
         ("list", ">i8"),
         ("l_player", ">i4"),
@@ -60,8 +68,8 @@ _RECORD = np.dtype(
         ("movement", ">i4"),
     ]
 )
-# A new player's row ends after the two NULL length words that follow results_counted.
-_NEW_ROW_BYTES = _RECORD.fields["previous"][1] + 4  # type: ignore[index]
+# The record without the id (the partition's default numbers the rows).
+_RECORD_NO_ID = np.dtype([field for field in _RECORD.descr if field[0] not in ("l_id", "id")])
 _CHUNK_BYTES = 8 * 1024 * 1024
 _BATCH = 2000
 logger = logging.getLogger(__name__)
@@ -153,6 +161,7 @@ def _write_parallel(
     raw: Any = connection.connection
     with raw.cursor() as cursor:  # committed (autocommit) before the streams write into it
         table = partitions.partition_create(cursor, ranking_list.pk)
+    first_id = partitions.entry_ids_reserve(raw, n)
     extras = [extra_connection() for _ in range(streams - 1)]
     marks: dict[str, float] = {}
     side: list[Future[Any]] = []  # ``meanwhile``, started once every row is in
@@ -169,7 +178,10 @@ def _write_parallel(
 
     def work(stream: int, conn: Any, _failed: object) -> None:
         try:
-            _copy(conn, binary_copy_buffer(ranking_list.pk, parts[stream]), table)
+            buffer = binary_copy_buffer(
+                ranking_list.pk, parts[stream], first_id=first_id + bounds[stream]
+            )
+            _copy(conn, buffer, table, ids=True)
         except BaseException:
             copied.abort()  # the others stop waiting and build nothing
             raise
@@ -249,19 +261,30 @@ def build_share(stream: int, streams: int) -> tuple[str, ...]:
     return rest[stream - 1 :: streams - 1]
 
 
-def _copy(conn: Any, buffer: bytes, table: str) -> None:
+def _copy(conn: Any, buffer: bytes, table: str, *, ids: bool) -> None:
+    """``COPY`` the whole ``buffer`` (:func:`binary_copy_buffer`; ``ids``: its records
+    carry the id) into ``table``, in blocks."""
     stream = memoryview(buffer)
-    statement = f"COPY {table} ({', '.join(ENTRY_COLUMNS)}) FROM STDIN (FORMAT binary)"
+    columns = ENTRY_COLUMNS if ids else ENTRY_COLUMNS[1:]
+    statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT binary)"
     with conn.cursor() as cursor, cursor.copy(statement) as copy:
         for start in range(0, len(stream), _CHUNK_BYTES):
             copy.write(stream[start : start + _CHUNK_BYTES])
 
 
-def binary_copy_buffer(list_id: int, ranking: fladub.RankingList) -> bytes:
-    """The whole ``COPY ... FROM STDIN (FORMAT binary)`` stream of the list's entries."""
+def binary_copy_buffer(
+    list_id: int, ranking: fladub.RankingList, *, first_id: int | None = None
+) -> bytes:
+    """The whole ``COPY ... FROM STDIN (FORMAT binary)`` stream of the list's entries:
+    with ``first_id``, the rows' ids are ``first_id``, ``first_id + 1``, ... in row order
+    (the columns :data:`ENTRY_COLUMNS`), else they have none (the columns after ``id``)."""
     n = len(ranking)
-    records = np.empty(n, dtype=_RECORD)
-    records["count"] = len(ENTRY_COLUMNS)
+    dtype = _RECORD_NO_ID if first_id is None else _RECORD
+    records = np.empty(n, dtype=dtype)
+    records["count"] = len(ENTRY_COLUMNS) - (first_id is None)
+    if first_id is not None:
+        records["l_id"] = 8
+        records["id"] = np.arange(first_id, first_id + n, dtype=np.int64)
     for length_field, size in (
         ("l_list", 8),
         ("l_player", 8),
@@ -281,10 +304,11 @@ def binary_copy_buffer(list_id: int, ranking: fladub.RankingList) -> bytes:
     # For a new player the bytes of ``previous`` are the NULL length word of ``movement``.
     records["previous"] = np.where(new, -1, ranking.previous_rank)
     records["movement"] = ranking.movement
-    rows = records.view(np.uint8).reshape(n, _RECORD.itemsize)
+    rows = records.view(np.uint8).reshape(n, dtype.itemsize)
     if new.any():
+        # A new player's row ends after the two NULL length words following results_counted.
         keep = np.ones(rows.shape, dtype=bool)
-        keep[new, _NEW_ROW_BYTES:] = False
+        keep[new, dtype.fields["previous"][1] + 4 :] = False  # type: ignore[index]
         body = rows[keep].tobytes()
     else:
         body = rows.tobytes()
@@ -296,12 +320,19 @@ def _write_copy(ranking_list: RankingList, ranking: fladub.RankingList) -> int:
     connection.ensure_connection()
     raw: Any = connection.connection
     started = time.perf_counter()
-    buffer = binary_copy_buffer(ranking_list.pk, ranking)
+    # Outside a transaction the ids are reserved at once (and the lock that takes ends at
+    # once); inside one, the partition's default draws them.
+    first_id = (
+        None
+        if connection.in_atomic_block or not len(ranking)
+        else partitions.entry_ids_reserve(raw, len(ranking))
+    )
+    buffer = binary_copy_buffer(ranking_list.pk, ranking, first_id=first_id)
     built = time.perf_counter()
     with transaction.atomic():  # one transaction, or a savepoint in the caller's
         with raw.cursor() as cursor:
             table = partitions.partition_create(cursor, ranking_list.pk)
-        _copy(raw, buffer, table)
+        _copy(raw, buffer, table, ids=first_id is not None)
         copied = time.perf_counter()
         for statement in partitions.INDEX_BUILDS:
             partitions.index_build(raw, ranking_list.pk, statement)

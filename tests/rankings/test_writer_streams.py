@@ -48,10 +48,10 @@ def test_a_failed_stream_publishes_nothing_and_the_next_close_recovers(
     expected = undisturbed(TARGET)
     copy = writer._copy
 
-    def broken(conn: Any, buffer: bytes, table: str) -> None:
+    def broken(conn: Any, buffer: bytes, table: str, **options: Any) -> None:
         if threading.current_thread() is not threading.main_thread():
             raise ConnectionError("the second stream lost its connection")
-        copy(conn, buffer, table)
+        copy(conn, buffer, table, **options)
 
     monkeypatch.setattr(writer, "_copy", broken)
     with pytest.raises(ConnectionError, match="second stream"):
@@ -107,12 +107,12 @@ def test_several_streams_keep_each_tie_in_list_order(settings, monkeypatch) -> N
     second_done = threading.Event()
     copy = writer._copy
 
-    def second_first(conn: Any, buffer: bytes, table: str) -> None:
+    def second_first(conn: Any, buffer: bytes, table: str, **options: Any) -> None:
         if threading.current_thread() is threading.main_thread():
             assert second_done.wait(30)
-            copy(conn, buffer, table)
+            copy(conn, buffer, table, **options)
         else:
-            copy(conn, buffer, table)
+            copy(conn, buffer, table, **options)
             second_done.set()
 
     monkeypatch.setattr(writer, "_copy", second_first)
