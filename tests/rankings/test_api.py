@@ -8,9 +8,12 @@ import io
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from matches.audit import recording
 from rankings.selectors import list_page
+from rankings.sql import ListRow
 from tests.matches.factories import PlayerFactory
 from tests.rankings.factories import worked_example_lists
 
@@ -327,3 +330,63 @@ def test_counting_results_are_written_as_their_serializer_writes_them(
         }
     ).data
     assert body == json.loads(JSONRenderer().render(expected))
+
+
+_ids = st.from_regex(r"P-[0-9A-Z]{1,8}", fullmatch=True)
+_list_rows = st.builds(
+    ListRow,
+    rank=st.integers(1, 2_000_000),
+    fladub_cents=st.integers(0, 10**9),
+    results_counted=st.integers(0, 20),
+    previous_rank=st.none() | st.integers(1, 2_000_000),
+    movement=st.none() | st.integers(-2_000_000, 2_000_000),
+    id=st.integers(1, 10**12),
+    player_id=_ids,
+    name=st.text(max_size=40),
+    country=st.sampled_from(["", "AT", "DE", "FR"]),
+    club_id=st.none() | st.from_regex(r"CLUB-[0-9]{1,6}", fullmatch=True),
+    club_name=st.none() | st.text(max_size=20),
+)
+
+
+@given(rows=st.lists(_list_rows, max_size=5))
+def test_a_pages_rows_are_written_as_their_serializer_writes_them(rows) -> None:
+    """The list API writes its rows without the serializer (its CPU); the serializer stays
+    the schema, and the two must agree field for field, after JSON as before."""
+    from rest_framework.renderers import JSONRenderer
+
+    from rankings.apis.lists import EntryOutput, entries_data
+
+    render = JSONRenderer().render
+    assert render(entries_data(rows)) == render(EntryOutput(rows, many=True).data)
+
+
+@pytest.mark.parametrize(
+    ("url", "query"),
+    [
+        ("/api/rankings/fido", {}),
+        ("/api/rankings/fido/2026-03", {"page_size": 2}),
+        ("/api/rankings/fido/2026-03", {"page_size": 2, "page": 2}),
+        ("/api/rankings/fido", {"q": "Anna"}),
+        ("/api/rankings/fido", {"country": "AT"}),
+    ],
+)
+def test_a_list_page_is_written_as_its_serializer_writes_it(
+    client, published, monkeypatch, url: str, query: dict
+) -> None:
+    from rest_framework.renderers import JSONRenderer
+
+    from rankings.apis import lists
+
+    captured: list[dict] = []
+    page_data = lists.page_data
+
+    def capture(page: dict) -> dict:
+        captured.append(page)
+        return page_data(page)
+
+    monkeypatch.setattr(lists, "page_data", capture)
+    body = client.get(url, query).json()
+    (page,) = captured
+    assert body == json.loads(JSONRenderer().render(lists.ListPageOutput(page).data))
+    assert body["results"]
