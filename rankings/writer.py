@@ -178,10 +178,7 @@ def _write_parallel(
 
     def work(stream: int, conn: Any, _failed: object) -> None:
         try:
-            buffer = binary_copy_buffer(
-                ranking_list.pk, parts[stream], first_id=first_id + bounds[stream]
-            )
-            _copy(conn, buffer, table, ids=True)
+            _copy_slice(conn, ranking_list.pk, parts[stream], table, first_id + bounds[stream])
         except BaseException:
             copied.abort()  # the others stop waiting and build nothing
             raise
@@ -259,6 +256,14 @@ def build_share(stream: int, streams: int) -> tuple[str, ...]:
     if stream == 0:
         return (first,)
     return rest[stream - 1 :: streams - 1]
+
+
+def _copy_slice(
+    conn: Any, list_id: int, part: fladub.RankingList, table: str, first_id: int
+) -> None:
+    """``COPY`` one stream's slice of the list into ``table``, its rows numbered from
+    ``first_id`` in row order."""
+    _copy(conn, binary_copy_buffer(list_id, part, first_id=first_id), table, ids=True)
 
 
 def _copy(conn: Any, buffer: bytes, table: str, *, ids: bool) -> None:

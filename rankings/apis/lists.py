@@ -31,7 +31,6 @@ from .. import export, http_cache
 from ..numbers import cents_text
 from ..selectors.list_page import MAX_PAGE_SIZE, PageOutOfRange, RankingFilters, list_page
 from ..selectors.lists import ListInfo, published_lists
-from ..sql import ListRow
 from . import inputs
 from .fields import fladub_field
 
@@ -103,8 +102,9 @@ class ListPageOutput(serializers.Serializer):
     results = EntryOutput(many=True)
 
 
-def entries_data(rows: Sequence[ListRow]) -> list[dict[str, Any]]:
-    """What ``EntryOutput(rows, many=True).data`` is, built directly (the serializer stays
+def entries_data(rows: Sequence[Any]) -> list[dict[str, Any]]:
+    """What ``EntryOutput(rows, many=True).data`` is for the rows of a page
+    (:class:`rankings.selectors.list_page.RankingPage`), built directly (the serializer stays
     the schema's description): DRF's calls per row and field were about a third of the
     Python of a page of 50 (cProfile, 2026-11-28). ``tests/rankings/test_api.py`` holds the
     two equal, rows with no club, no previous rank and negative movements included."""
