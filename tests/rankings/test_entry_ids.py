@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from rankings import partitions, writer
+from rankings import partitions
 from rankings.loader import extra_connection
 from rankings.models import RankingEntry
 from tests.rankings.factories import close
@@ -21,6 +21,7 @@ from tests.rankings.test_close_worker import (  # noqa: F401  (fixtures)
     history,
     undisturbed,
 )
+from tests.rankings.test_writer_streams import second_stream_first
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
@@ -101,18 +102,7 @@ def test_the_entries_ids_follow_the_list_order_whichever_stream_writes_first(
     # lower ids, and the list read by id was out of its order.
     settings.FIDO_CLOSE_WRITE_STREAMS = 2
     expected = undisturbed(TARGET)
-    second_done = threading.Event()
-    copy = writer._copy
-
-    def second_first(conn: Any, buffer: bytes, table: str, **options: Any) -> None:
-        if threading.current_thread() is threading.main_thread():
-            assert second_done.wait(30)
-            copy(conn, buffer, table, **options)
-        else:
-            copy(conn, buffer, table, **options)
-            second_done.set()
-
-    monkeypatch.setattr(writer, "_copy", second_first)
+    second_stream_first(monkeypatch)
     published = close(TARGET)
     ids = list(
         RankingEntry.objects.filter(ranking_list=published)

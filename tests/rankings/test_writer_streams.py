@@ -92,18 +92,9 @@ def test_stream_cuts_fall_where_a_rank_begins() -> None:
     assert writer.stream_bounds(np.array([1, 1, 1, 1]), 2) == [0, 0, 4]  # one tie: one slice
 
 
-def test_several_streams_keep_each_tie_in_list_order(settings, monkeypatch) -> None:
-    # One player with two wins, then a tie of eleven (one win each): an even split in
-    # two would cut the tie. The second stream is made to write first, so its rows draw
-    # the lower ids; read back by (rank, id), as the pages and the download read a list,
-    # the tie must still come in federation-id order.
-    club = ClubFactory()
-    players = [PlayerFactory(club=club) for _ in range(25)]
-    winners, losers = players[:12], players[12:]
-    for i, (winner, loser) in enumerate(zip(winners, losers, strict=False)):
-        submit_table(club, [([winner], 2), ([loser], 1)], id=f"t{i}", date="2026-03-10")
-    submit_table(club, [([winners[0]], 2), ([losers[-1]], 1)], id="top", date="2026-03-11")
-    settings.FIDO_CLOSE_WRITE_STREAMS = 2
+def second_stream_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make the writer's second stream copy its rows before the first stream (Django's
+    connection, the main thread) starts copying its own."""
     second_done = threading.Event()
     copy = writer._copy
 
@@ -116,6 +107,21 @@ def test_several_streams_keep_each_tie_in_list_order(settings, monkeypatch) -> N
             second_done.set()
 
     monkeypatch.setattr(writer, "_copy", second_first)
+
+
+def test_several_streams_keep_each_tie_in_list_order(settings, monkeypatch) -> None:
+    # One player with two wins, then a tie of eleven (one win each): an even split in
+    # two would cut the tie. The second stream is made to write first, so its rows draw
+    # the lower ids; read back by (rank, id), as the pages and the download read a list,
+    # the tie must still come in federation-id order.
+    club = ClubFactory()
+    players = [PlayerFactory(club=club) for _ in range(25)]
+    winners, losers = players[:12], players[12:]
+    for i, (winner, loser) in enumerate(zip(winners, losers, strict=False)):
+        submit_table(club, [([winner], 2), ([loser], 1)], id=f"t{i}", date="2026-03-10")
+    submit_table(club, [([winners[0]], 2), ([losers[-1]], 1)], id="top", date="2026-03-11")
+    settings.FIDO_CLOSE_WRITE_STREAMS = 2
+    second_stream_first(monkeypatch)
     published = close(Month(2026, 3))
     read_back = list(
         RankingEntry.objects.filter(ranking_list=published)
