@@ -40,6 +40,7 @@ results here.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
@@ -51,7 +52,7 @@ import numpy as np
 
 from matches.months import Month
 
-from .. import fladub, sql
+from .. import fladub, loader, sql
 from .strength_lists import strength_lists
 
 _TWELFTHS = Decimal(fladub.WINDOW_MONTHS)
@@ -254,6 +255,17 @@ class PlayerPoints:
 
 
 _NOT_VOIDED = np.iinfo(np.int32).max
+# Year 9999 lies outside Month's range: no stored void month can be this one.
+_NOT_VOIDED_INDEX = sql.NOT_VOIDED_DAY.year * 12 + sql.NOT_VOIDED_DAY.month - 1
+_NO_SIDES = fladub.Sides(
+    match_id=np.zeros(0, dtype=np.int64),
+    month_played=np.zeros(0, dtype=np.int32),
+    counting_month=np.zeros(0, dtype=np.int32),
+    base=np.zeros(0, dtype=np.float64),
+    side_no=np.zeros(0, dtype=np.int16),
+    score=np.zeros(0, dtype=np.float64),
+    player=np.zeros(0, dtype=np.int64),
+)
 _NO_RESULTS = fladub.Results(
     match_id=np.zeros(0, dtype=np.int64),
     month_played=np.zeros(0, dtype=np.int32),
@@ -277,8 +289,8 @@ def player_points(
     (the what-if's opponents), read by the same two statements into
     :attr:`PlayerPoints.strengths`."""
     earliest, latest = min(months), max(months)
-    rows = sql.fetch(sql.player_match_sides(player_pk, discipline, earliest, latest))
-    results, void_month, strengths = _own_points(player_pk, discipline, rows, also or {})
+    sides, void = _match_sides(player_pk, discipline, earliest, latest)
+    results, void_month, strengths = _own_points(player_pk, discipline, sides, void, also or {})
     return PlayerPoints(
         player_pk=player_pk,
         discipline=discipline,
@@ -290,19 +302,24 @@ def player_points(
     )
 
 
-def _own_points(
-    player_pk: int,
-    discipline: str,
-    rows: Sequence[tuple[Any, ...]],
-    also: Mapping[Month, Collection[int]],
-) -> tuple[fladub.Results, np.ndarray, dict[int, fladub.PublishedList]]:
-    """The player's rows among ``rows`` (:class:`rankings.sql.MatchSide` values: whole
-    matches) with their match points, the month index from which each counts no more, and
-    the strength lists read (by player primary key: those matches' players and ``also``)."""
+def _match_sides(
+    player_pk: int, discipline: str, earliest: Month, latest: Month
+) -> tuple[fladub.Sides, np.ndarray]:
+    """The members of every match of the player counting in L(earliest) .. L(latest), as
+    the core's columns (players by primary key), and each row's void month (its index;
+    :data:`_NOT_VOIDED`: not voided). PostgreSQL: a binary ``COPY`` straight into NumPy
+    (:func:`rankings.loader.player_sides`); elsewhere the rows, converted here."""
+    if loader.uses_copy():
+        copied = loader.player_sides(
+            sql.player_match_sides_columns(player_pk, discipline, earliest, latest)
+        )
+        void = copied.pop("void_month")
+        void[void == _NOT_VOIDED_INDEX] = _NOT_VOIDED
+        return fladub.Sides(**copied), void
+    rows = sql.fetch(sql.player_match_sides(player_pk, discipline, earliest, latest))
     if not rows:
-        return _NO_RESULTS, np.zeros(0, dtype=np.int32), _strengths(discipline, {}, also)
+        return _NO_SIDES, np.zeros(0, dtype=np.int32)
     columns = list(zip(*rows, strict=True))
-    players, dense = np.unique(np.array(columns[6], dtype=np.int64), return_inverse=True)
     index = {day: Month.of(day).index for day in {*columns[1], *columns[2], *columns[7]} if day}
     sides = fladub.Sides(
         match_id=np.array(columns[0], dtype=np.int64),
@@ -311,8 +328,27 @@ def _own_points(
         base=np.array(columns[3], dtype=np.float64),
         side_no=np.array(columns[4], dtype=np.int16),
         score=np.array(columns[5], dtype=np.float64),
-        player=dense.astype(np.int64),
+        player=np.array(columns[6], dtype=np.int64),
     )
+    void = np.array([_NOT_VOIDED if d is None else index[d] for d in columns[7]], dtype=np.int32)
+    return sides, void
+
+
+def _own_points(
+    player_pk: int,
+    discipline: str,
+    sides: fladub.Sides,
+    void: np.ndarray,
+    also: Mapping[Month, Collection[int]],
+) -> tuple[fladub.Results, np.ndarray, dict[int, fladub.PublishedList]]:
+    """The player's rows among ``sides`` (whole matches, players by primary key; ``void``:
+    each row's void month) with their match points, the month index from which each counts
+    no more, and the strength lists read (by player primary key: those matches' players
+    and ``also``)."""
+    if not len(sides):
+        return _NO_RESULTS, np.zeros(0, dtype=np.int32), _strengths(discipline, {}, also)
+    players, dense = np.unique(sides.player, return_inverse=True)
+    sides = dataclasses.replace(sides, player=dense.astype(np.int64))
     # Each month's opponents are looked up in the list in force that month only.
     played = np.unique(sides.month_played).tolist()
     needed = {
@@ -326,10 +362,7 @@ def _own_points(
     # The void month of each of the player's matches (a player sits once in a match).
     read = np.flatnonzero(sides.player == me)
     read = read[np.argsort(sides.match_id[read], kind="stable")]
-    voided = np.array(
-        [_NOT_VOIDED if columns[7][i] is None else index[columns[7][i]] for i in read.tolist()],
-        dtype=np.int32,
-    )
+    voided = void[read]
     match_id = computed.match_id[mine]
     at = np.searchsorted(sides.match_id[read], match_id)
     return (

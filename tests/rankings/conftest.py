@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from matches.models import Club
+from rankings import loader
 from rankings.selectors import list_page
 from tests.matches.factories import ClubFactory
 
@@ -28,3 +29,19 @@ def plan(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str
         monkeypatch.setattr(list_page, "EXACT_MATCHES", 0)
         monkeypatch.setattr(list_page, "MANY_PLAYERS", 4)
     return str(request.param)
+
+
+@pytest.fixture
+def copies(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ``COPY`` statements run through :mod:`rankings.loader` from now on (Django's
+    query log, which ``CaptureQueriesContext`` reads, does not see them): a statement
+    count is the captured queries plus these."""
+    seen: list[str] = []
+    real = loader._drain_copy
+
+    def spy(conn: object, statement: str, flush: object, **options: object) -> None:
+        seen.append(statement)
+        real(conn, statement, flush, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(loader, "_drain_copy", spy)
+    return seen

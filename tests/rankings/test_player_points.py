@@ -63,16 +63,20 @@ def test_one_read_gives_each_list_what_a_read_of_that_list_gives(busiest: list[i
 
 
 def test_three_statements_for_the_span_and_one_for_every_result_s_facts(
-    busiest: list[int],
+    busiest: list[int], copies: list[str]
 ) -> None:
     pk = busiest[0]
     with CaptureQueriesContext(connection) as read:
         points = player_points(pk, discipline="fido", months=SPAN)
-    assert len(read.captured_queries) == 3  # members, the lists' ids, their entries
+    # members (a COPY on PostgreSQL), the lists' ids, their entries
+    assert len(read.captured_queries) + len(copies) == 3
+    assert len(copies) == (1 if connection.vendor == "postgresql" else 0)
+    copies.clear()
     with CaptureQueriesContext(connection) as named:
         for month in SPAN:
             counted_results(pk, discipline="fido", month=month, points=points)
     assert len(named.captured_queries) == 1  # the facts of every match, once
+    assert not copies
 
 
 def test_a_month_outside_the_span_is_read_on_its_own(busiest: list[int]) -> None:
@@ -89,3 +93,26 @@ def test_a_month_outside_the_span_is_read_on_its_own(busiest: list[int]) -> None
     assert counted_results(pk, discipline="fido", month=SPAN[0], points=other) == (
         counted_results(pk, discipline="fido", month=SPAN[0])
     )
+
+
+@pytest.mark.postgres
+def test_the_binary_copy_reads_what_the_rows_read(
+    busiest: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On PostgreSQL the members come by binary COPY into NumPy (void months included, the
+    not-voided ones as the core's marker); the portable read of rows gives the same points,
+    months and void months."""
+    from rankings import loader
+
+    voided = SideMember.objects.filter(void_effective_month__isnull=False, player_id__in=busiest)
+    assert voided.exists()
+    for pk in busiest:
+        by_copy = player_points(pk, discipline="fido", months=SPAN)
+        with monkeypatch.context() as patched:
+            patched.setattr(loader, "uses_copy", lambda: False)
+            by_rows = player_points(pk, discipline="fido", months=SPAN)
+        for name in ("match_id", "month_played", "counting_month", "player", "points"):
+            copied, read = getattr(by_copy._results, name), getattr(by_rows._results, name)
+            assert copied.tolist() == read.tolist(), name
+        assert by_copy._void_month.tolist() == by_rows._void_month.tolist()
+        assert by_copy._void_month.dtype == by_rows._void_month.dtype
