@@ -443,7 +443,7 @@ def player_match_sides_columns(
     result not voided."""
     columns = ", ".join(f"m.{name}" for name in WINDOW_SIDE_COLUMNS)
     return Statement(
-        f"SELECT {columns}, COALESCE(m.void_effective_month, %(not_voided)s) "
+        f"SELECT {columns}, COALESCE(m.void_effective_month, %(not_voided)s) AS void_month "
         f"{_player_matches_from()}",
         {
             "player": player_pk,
