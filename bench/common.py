@@ -5,7 +5,8 @@ use (creating the login role and the database as the ``postgres`` superuser when
 on the loopback interface), and ``migrated_database`` migrates it as well; ``run_main``
 turns a failure into one line and a non-zero exit; ``start_gunicorn`` returns a running
 server in its own process group once ``/healthz`` answers 200, or exits with a message;
-``stop_server`` ends it and its workers; ``performance_block_write`` replaces one marked
+``stop_server`` ends it and its workers; ``settle`` flushes PostgreSQL's dirty buffers
+and waits (bounded) for the CPUs to be quiet; ``performance_block_write`` replaces one marked
 block of docs/performance.md; ``bytecode_compile`` compiles the project's own modules, as a
 deployment does. Nothing here measures anything.
 """
@@ -110,6 +111,35 @@ def cpu_pressure() -> float | None:
         return None
     found = re.search(r"avg10=([0-9.]+)", first)
     return float(found.group(1)) if found else None
+
+
+SETTLE_PRESSURE = 5.0  # % of the last 10 s a runnable task waited for a CPU (PSI avg10)
+SETTLE_WAIT_S = 60.0
+
+
+def settle(superuser_url: str) -> dict[str, float | None]:
+    """Before timed requests: a ``CHECKPOINT`` (as a superuser: the dirty buffers of what
+    ran before, a close's lists and the ``VACUUM`` after it, written now rather than by the
+    checkpointer during the timed requests), then a wait, at most :data:`SETTLE_WAIT_S`,
+    until the CPU pressure falls below :data:`SETTLE_PRESSURE` (the steps of ``make bench``
+    before this one leave PostgreSQL and the kernel busy for a while). What it took."""
+    import psycopg
+
+    started = time.perf_counter()
+    with psycopg.connect(superuser_url, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+    checkpoint = time.perf_counter() - started
+    pressure = cpu_pressure()
+    while pressure is not None and pressure >= SETTLE_PRESSURE:
+        if time.perf_counter() - started - checkpoint >= SETTLE_WAIT_S:
+            break
+        time.sleep(1.0)
+        pressure = cpu_pressure()
+    return {
+        "checkpoint_s": round(checkpoint, 2),
+        "waited_s": round(time.perf_counter() - started - checkpoint, 1),
+        "cpu_pressure": pressure,
+    }
 
 
 def ensure_database(url: str) -> None:

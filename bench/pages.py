@@ -13,7 +13,10 @@ What it does, every step bounded and on the loopback interface only:
    1,000,000 players, 12,000,000 results at ``--scale 1``, kept between runs), then, unless
    the list of 2026-03 is published already, ``manage.py close_month 2026-03 --inline``:
    the pages read the list the close publishes; then ``VACUUM (ANALYZE)`` of the entries,
-   as autovacuum does soon after a close on a default server.
+   as autovacuum does soon after a close on a default server; then a ``CHECKPOINT`` and a
+   wait (at most a minute) for the CPUs to be quiet (``bench.common.settle``): the dirty
+   buffers of the close and the vacuum are not written during the timed requests, nor
+   the steps of ``make bench`` before this one still running.
 2. Picks what a reader asks for: the ranking's first page; a deep page (rank 500,000, or
    half the list at a smaller scale); name searches (a full name: one player; five or
    three digits of the number in the names, found in about 100 and about 10,000 names:
@@ -75,6 +78,7 @@ from bench.common import (  # noqa: E402
     machine,
     performance_block_write,
     run_main,
+    settle,
     start_gunicorn,
     stop_server,
 )
@@ -479,9 +483,11 @@ def update_docs(result: dict[str, Any]) -> None:
     block = f"""{begin}
 {result["data"]}; {result["concurrency"]} clients, one keep-alive connection each, time to
 the last byte; gunicorn `{result["server"]}` on `fido.settings.production` (`DEBUG` off), no
-cache. Measured {result["date"]} at commit `{result["commit"]}`; {result["machine"]}; load
-average {result["load_average_before"]} before the timed requests and
-{result["load_average_after"]} after.
+cache. Measured {result["date"]} at commit `{result["commit"]}`; {result["machine"]}; before
+the server started, a `CHECKPOINT` ({result["settled"]["checkpoint_s"]} s) and a wait of
+{result["settled"]["waited_s"]} s for the CPU pressure to fall below 5 % (it was
+{result["settled"]["cpu_pressure"]}); load average {result["load_average_before"]} before
+the timed requests and {result["load_average_after"]} after.
 
 | kind | requests | p50 ms | p95 ms | p99 ms | max ms | {target} |
 |---|---:|---:|---:|---:|---:|---|
@@ -570,6 +576,9 @@ def main(argv: list[str] | None = None) -> None:
     import redis
 
     redis.Redis.from_url(redis_url()).flushdb()
+    superuser = f"postgres://{args.superuser}@{args.host}:{args.port}/{args.database}"
+    settled = settle(superuser)
+    print(f"settled: {settled}", flush=True)
     port = free_port()
     gunicorn = ["-c", "deploy/gunicorn.conf.py", "--access-logfile", "/dev/null"]
     server = start_gunicorn(port, server_env(args), gunicorn)
@@ -597,6 +606,7 @@ def main(argv: list[str] | None = None) -> None:
             "target": {"p95_ms": TARGET_P95_MS, "p99_ms": TARGET_P99_MS},
             "load_average_before": load_before,
             "load_average_after": load_after,
+            "settled": settled,
             "machine": machine("gunicorn, PostgreSQL and the clients share them"),
             "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "commit": _commit(),
