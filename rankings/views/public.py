@@ -641,6 +641,13 @@ def _ledgers(
     return found
 
 
+RESULTS_PER_PAGE = 50
+"""Results with their tables a page of the player page shows, as many as a page of the
+ranking has rows (the API's pages hold 100 by default): the best 20 and 30 more. A busy
+player's page of 100 tables cost 2.4 ms more CPU and 3.5 ms more time in all (the tables'
+members read and written) for a page already long to scroll."""
+
+
 def _counting_page(
     request: HttpRequest,
     player: Player,
@@ -648,8 +655,9 @@ def _counting_page(
     ranking_list: ListInfo | None,
     points: PlayerPoints | None,
 ) -> CountingResults[CountingResult] | None:
-    """The page of the player's counting results asked for (``?page=``, 100 a page, the
-    best 20 on the first); a page after the last is a 404."""
+    """The page of the player's counting results asked for (``?page=``,
+    :data:`RESULTS_PER_PAGE` a page, the best 20 on the first); a page after the last is a
+    404."""
     number = _page(request)
     if ranking_list is None:
         return None
@@ -659,6 +667,7 @@ def _counting_page(
             discipline=discipline,
             month=ranking_list.list_month,
             page=number,
+            page_size=RESULTS_PER_PAGE,
             points=points,
         )
     except PageOutOfRange:

@@ -201,8 +201,10 @@ def test_the_results_are_paged_alike_on_the_page_and_the_api(
     gives the same results in the same order as the whole list, every page shows the
     same totals, and the best 20 all come before every other result."""
     from rankings.selectors import counting_results as module
+    from rankings.views import public
 
     monkeypatch.setattr(module, "PAGE_SIZE", 4)
+    monkeypatch.setattr(public, "RESULTS_PER_PAGE", 4)
     paged = 0
     for player in lists:
         whole = module.counting_results(player.pk, discipline="fido", month=CLOSED[-1])

@@ -166,9 +166,9 @@ def test_results_in_pages(
 ) -> None:
     """10 results a page: the best 20 first, every page with the totals of all 25, the last
     page holding the rest, a page after it a 404."""
-    from rankings.selectors import counting_results as module
+    from rankings.views import public
 
-    monkeypatch.setattr(module, "PAGE_SIZE", 10)
+    monkeypatch.setattr(public, "RESULTS_PER_PAGE", 10)
     a = abcd[0]
     for n in range(25):
         rival = PlayerFactory(player_id=f"P-R{n:02d}", club=club)
@@ -194,6 +194,21 @@ def test_results_in_pages(
     assert len({r[0] for r in shown}) == 25  # every result once
     assert client.get("/players/P-A/", {"page": 4}).status_code == 404
     assert client.get("/players/P-A/", {"page": "0"}).status_code == 400
+
+
+def test_fifty_results_a_page_by_default(client: Client, club, abcd) -> None:
+    """50 results a page (as a page of the ranking has rows), the rest on the next."""
+    a = abcd[0]
+    for n in range(52):
+        rival = PlayerFactory(player_id=f"P-R{n:02d}", club=club)
+        day = f"2026-03-{n % 28 + 1:02d}"
+        submit_table(club, [([a], 10), ([rival], 0)], id=f"t{n}", date=day)
+    publish("2026-03", [(a, 1, 20000, 52, None)])
+    first = client.get("/players/P-A/").content.decode()
+    assert "Results 1 to 50 of 52." in text(first)
+    assert len(results_rows(first)) == 50
+    second = client.get("/players/P-A/", {"page": 2}).content.decode()
+    assert len(results_rows(second)) == 2
 
 
 def test_the_disciplines_of_a_player(client: Client, worked_example, abcd) -> None:
