@@ -126,7 +126,84 @@ def decompose(
             add("voided" if key in revised else "new", key, now.units)
 
     # By construction start + the parts == end (the identity above), whatever the input.
-    start, end = _best_units(before), _best_units(after)
+    return _assembled(sums, named, _best_units(before), _best_units(after), from_cents, to_cents)
+
+
+class HeldArrays(NamedTuple):
+    """A list's results of one player as arrays, row for row (what :class:`Held` holds, by
+    key): unique keys, quantised weighted points, whether among the best 20."""
+
+    keys: np.ndarray
+    units: np.ndarray
+    in_best: np.ndarray
+
+
+def held_arrays(breakdown: fladub.Breakdown) -> HeldArrays:
+    """:func:`held_from_breakdown` as arrays, keyed by match id in the breakdown's order."""
+    units = np.rint(breakdown.weighted * fladub.UNITS_PER_POINT).astype(np.int64)
+    return HeldArrays(breakdown.match_id, units, np.asarray(breakdown.in_best, dtype=bool))
+
+
+def decompose_arrays(
+    before: HeldArrays,
+    after: HeldArrays,
+    *,
+    left: np.ndarray,
+    from_cents: int,
+    to_cents: int,
+    corrections: Iterable[int] = (),
+) -> Ledger[int]:
+    """:func:`decompose` of integer keys given as arrays: the same ledger (the same parts,
+    results named in the same order), each result classified by array operations rather
+    than a loop turn and a :class:`Held` per result (a busy player's 1,354 results, twice a
+    ledger). ``left``: the keys that left the window."""
+    before_keys, after_keys = np.asarray(before.keys), np.asarray(after.keys)
+    order = np.argsort(after_keys, kind="stable")
+    at = np.searchsorted(after_keys[order], before_keys)
+    inside = at < len(after_keys)
+    found = np.zeros(len(before_keys), dtype=bool)
+    found[inside] = after_keys[order[at[inside]]] == before_keys[inside]
+    row = order[np.where(found, at, 0)] if len(after_keys) else at
+    now_units = np.where(found, after.units[row] if len(after_keys) else 0, 0)
+    now_best = found & (after.in_best[row] if len(after_keys) else False)
+    was_best = np.asarray(before.in_best, dtype=bool)
+    gone = ~found & was_best
+    in_left = np.isin(before_keys, np.asarray(left, dtype=before_keys.dtype))
+    kept = found & was_best
+    arrived = ~np.isin(after_keys, before_keys) & after.in_best
+    revised = np.isin(after_keys, np.fromiter(corrections, dtype=np.int64))
+    chosen: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {
+        "voided": [
+            (gone & ~in_left, before_keys, -before.units),
+            (arrived & revised, after_keys, after.units),
+        ],
+        "left": [(gone & in_left, before_keys, -before.units)],
+        "aged": [(kept, before_keys, now_units - before.units)],
+        "pushed_out": [(kept & ~now_best, before_keys, -now_units)],
+        "pushed_in": [(found & ~was_best & now_best, before_keys, now_units)],
+        "new": [(arrived & ~revised, after_keys, after.units)],
+    }
+    sums: dict[str, int] = dict.fromkeys(KINDS, 0)
+    named: dict[str, list[int]] = {kind: [] for kind in KINDS}
+    for kind, pieces in chosen.items():
+        for mask, keys, amounts in pieces:
+            sums[kind] += int(amounts[mask].sum())
+            named[kind] += keys[mask].tolist()
+    start = int(before.units[was_best].sum())
+    end = int(after.units[np.asarray(after.in_best, dtype=bool)].sum())
+    return _assembled(sums, named, start, end, from_cents, to_cents)
+
+
+def _assembled(
+    sums: Mapping[str, int],
+    named: Mapping[str, list[K]],
+    start: int,
+    end: int,
+    from_cents: int,
+    to_cents: int,
+) -> Ledger[K]:
+    """The ledger of the classified results: each kind's units and keys, the best 20's
+    units in the two lists (``start``, ``end``) and the published numbers."""
     parts: list[Part[K]] = []
     merged = (_cents(start) - from_cents) + (to_cents - _cents(end))
     if merged:

@@ -21,8 +21,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 
-import numpy as np
-
 from matches.months import Month
 
 from .. import fladub, sql
@@ -72,17 +70,6 @@ def entries_in(list_ids: list[int], player_pk: int) -> dict[int, EntryInfo]:
     return {row.list_id: row.entry for row in rows}
 
 
-def _held(results: fladub.Breakdown) -> dict[Key, core.Held]:
-    units = np.rint(results.weighted * fladub.UNITS_PER_POINT).astype(np.int64).tolist()
-    return dict(
-        zip(
-            results.match_id.tolist(),
-            map(core.Held, units, results.in_best.tolist()),
-            strict=True,
-        )
-    )
-
-
 @dataclass(frozen=True)
 class Known:
     """What a caller has read already for the ledger of L(R): the id of the published
@@ -113,7 +100,7 @@ def player_ledger(
     read here (two statements).
 
     Long on purpose: the two lists' entries and results are read once here and handed to
-    the pure decomposition (:func:`rankings.ledger.decompose`) and the rank counts.
+    the pure decomposition (:func:`rankings.ledger.decompose_arrays`) and the rank counts.
     """
     month = ranking_list.list_month
     discipline = ranking_list.discipline
@@ -132,10 +119,10 @@ def player_ledger(
     # The numbers from the core's arrays; a result becomes an object only if asked for.
     before, after = points.breakdown(month.prev()), points.breakdown(month)
     left_month = month + (-fladub.WINDOW_MONTHS)
-    found = core.decompose(
-        _held(before),
-        _held(after),
-        left=set(before.match_id[before.month_played == left_month.index].tolist()),
+    found = core.decompose_arrays(
+        core.held_arrays(before),
+        core.held_arrays(after),
+        left=before.match_id[before.month_played == left_month.index],
         from_cents=from_entry.fladub_cents if from_entry else 0,
         to_cents=to_entry.fladub_cents if to_entry else 0,
         corrections=_corrections(points, before, after),

@@ -166,3 +166,53 @@ def test_a_part_is_worded_for_one_result_or_several_in_english_and_german() -> N
             _part_words(three, None)  # type: ignore[arg-type]
             == "-1,20, weil 3 Ergebnisse aus den besten 20 verdrängt wurden"
         )
+
+
+@st.composite
+def held_pairs(
+    draw: st.DrawFn,
+) -> tuple[dict[int, Held], dict[int, Held], set[int], set[int], int, int]:
+    """Two lists' results of a player (shared keys, keys of one list only, any mix of best
+    20 and not), the keys that left the window, the corrections, two published numbers."""
+    keys = draw(st.lists(st.integers(1, 60), unique=True, max_size=40))
+    units = st.integers(0, 300 * 2**39)
+
+    def a_list() -> dict[int, Held]:
+        chosen = draw(st.lists(st.sampled_from(keys), unique=True)) if keys else []
+        return {k: Held(draw(units), draw(st.booleans())) for k in chosen}
+
+    before, after = a_list(), a_list()
+    left = set(draw(st.lists(st.sampled_from(sorted(before)), unique=True))) if before else set()
+    fixed = draw(st.lists(st.sampled_from(sorted(after)), unique=True)) if after else []
+    cents = st.integers(0, 10**6)
+    return before, after, left, set(fixed), draw(cents), draw(cents)
+
+
+def _as_arrays(held: dict[int, Held]) -> ledger.HeldArrays:
+    return ledger.HeldArrays(
+        np.array(list(held), dtype=np.int64),
+        np.array([h.units for h in held.values()], dtype=np.int64),
+        np.array([h.in_best for h in held.values()], dtype=bool),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(held_pairs())
+def test_the_arrays_give_the_ledger_the_results_give(
+    case: tuple[dict[int, Held], dict[int, Held], set[int], set[int], int, int],
+) -> None:
+    """decompose_arrays (what the ledger selector runs) equals decompose (the loop over
+    Held results): the same parts, amounts and results in the same order."""
+    before, after, left, fixed, from_cents, to_cents = case
+    loop = ledger.decompose(
+        before, after, left=left, from_cents=from_cents, to_cents=to_cents, corrections=fixed
+    )
+    arrays = ledger.decompose_arrays(
+        _as_arrays(before),
+        _as_arrays(after),
+        left=np.array(sorted(left), dtype=np.int64),
+        from_cents=from_cents,
+        to_cents=to_cents,
+        corrections=fixed,
+    )
+    assert arrays == loop
