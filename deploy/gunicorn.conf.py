@@ -12,16 +12,8 @@ Each worker switches threads every 0.5 ms (``sys.setswitchinterval``; Python's d
 waits for the GIL at most that long instead of up to 5 ms behind a thread building a batch's
 response, which kept the database idle between statements when two clients' requests shared
 a worker (docs/performance.md).
-
-Once a worker has loaded the application, it loads the URLconf too (every view module),
-then moves all it holds into the garbage collector's permanent generation (``gc.freeze``,
-``GUNICORN_GC_FREEZE=false`` turns it off): a full collection, which a page's allocations
-set off every dozen requests or so, then walks only what requests made, not the 150,000
-objects of Django and the project. 15 % less CPU a request in process on the pages of
-bench/pages.py (12.5 -> 10.0-10.8 ms; docs/performance.md).
 """
 
-import gc
 import multiprocessing
 import os
 import sys
@@ -34,24 +26,9 @@ timeout = 30
 accesslog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
 switch_interval = float(os.environ.get("GUNICORN_SWITCH_INTERVAL", "0.0005"))
-gc_freeze = os.environ.get("GUNICORN_GC_FREEZE", "true").strip().lower() not in {"0", "false", "no"}
 
 
 def post_fork(server: Any, worker: Any) -> None:
     """gunicorn's hook, in each worker process: the thread switch interval above."""
     del server, worker
     sys.setswitchinterval(switch_interval)
-
-
-def post_worker_init(worker: Any) -> None:
-    """gunicorn's hook, in each worker once it has loaded the application: the URLconf
-    loaded (it imports every view), then everything alive frozen out of the collector's
-    reach (module docstring)."""
-    del worker
-    if not gc_freeze:
-        return
-    from django.urls import get_resolver
-
-    get_resolver().url_patterns  # noqa: B018 - loads the URLconf and the views it names
-    gc.collect()
-    gc.freeze()

@@ -154,32 +154,3 @@ def test_gunicorn_workers_switch_threads_every_half_millisecond(
         assert sys.getswitchinterval() == pytest.approx(0.002)
     finally:
         sys.setswitchinterval(before)
-
-
-def test_gunicorn_workers_freeze_what_they_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
-    """deploy/gunicorn.conf.py's post_worker_init hook loads the URLconf and freezes every
-    object alive into the collector's permanent generation; GUNICORN_GC_FREEZE=false
-    leaves the collector alone."""
-    import gc
-
-    from gunicorn.config import Config
-
-    from tests.processes import ROOT
-
-    def hook_of(conf: dict[str, object]) -> object:
-        cfg = Config()
-        cfg.set("post_worker_init", conf["post_worker_init"])
-        return cfg.post_worker_init
-
-    gc.unfreeze()
-    try:
-        monkeypatch.setenv("GUNICORN_GC_FREEZE", "false")
-        conf = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
-        hook_of(conf)(None)
-        assert gc.get_freeze_count() == 0
-        monkeypatch.delenv("GUNICORN_GC_FREEZE")
-        conf = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
-        hook_of(conf)(None)
-        assert gc.get_freeze_count() > 10_000  # Django, the project and its views
-    finally:
-        gc.unfreeze()
