@@ -188,6 +188,12 @@ class Sides:
             "player": self.player,
         }
 
+    @classmethod
+    def empty(cls) -> Sides:
+        """No rows (every column of its dtype, length 0)."""
+        none: Any = np.zeros(0)
+        return cls(none, none, none, none, none, none, none)
+
     def __len__(self) -> int:
         return len(self.player)
 

@@ -163,9 +163,11 @@ def decompose_arrays(
     inside = at < len(after_keys)
     found = np.zeros(len(before_keys), dtype=bool)
     found[inside] = after_keys[order[at[inside]]] == before_keys[inside]
-    row = order[np.where(found, at, 0)] if len(after_keys) else at
-    now_units = np.where(found, after.units[row] if len(after_keys) else 0, 0)
-    now_best = found & (after.in_best[row] if len(after_keys) else False)
+    row = order[at[found]]  # the row in ``after`` of each result found there
+    now_units = np.zeros(len(before_keys), dtype=np.int64)
+    now_units[found] = after.units[row]
+    now_best = np.zeros(len(before_keys), dtype=bool)
+    now_best[found] = after.in_best[row]
     was_best = np.asarray(before.in_best, dtype=bool)
     gone = ~found & was_best
     in_left = np.isin(before_keys, np.asarray(left, dtype=before_keys.dtype))
@@ -221,12 +223,10 @@ def _assembled(
 def held_from_breakdown(breakdown: fladub.Breakdown) -> dict[int, Held]:
     """A list's results of one player (:func:`rankings.fladub.player_breakdown`), by match
     id, quantised as the list sums them."""
-    units = np.rint(breakdown.weighted * fladub.UNITS_PER_POINT).astype(np.int64)
+    keys, units, in_best = held_arrays(breakdown)
     return {
         int(match): Held(units=int(u), in_best=bool(best))
-        for match, u, best in zip(
-            breakdown.match_id.tolist(), units.tolist(), breakdown.in_best.tolist(), strict=True
-        )
+        for match, u, best in zip(keys.tolist(), units.tolist(), in_best.tolist(), strict=True)
     }
 
 

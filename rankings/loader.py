@@ -156,7 +156,7 @@ def _sides_portable(
 ) -> fladub.Sides:
     rows = sql.fetch(sql.window_sides(discipline, month, basis))
     if not rows:
-        return _empty_sides()
+        return fladub.Sides.empty()
     column = dict(zip(sql.WINDOW_SIDE_COLUMNS, zip(*rows, strict=True), strict=True))
     as_date = sql.converter(SideMember, "month_played")
     return fladub.Sides(
@@ -172,11 +172,6 @@ def _sides_portable(
         score=np.array(column["score"], dtype=np.float64),
         player=np.array(column["player_id"], dtype=np.int64),
     )
-
-
-def _empty_sides() -> fladub.Sides:
-    empty: Any = np.zeros(0)
-    return fladub.Sides(empty, empty, empty, empty, empty, empty, empty)
 
 
 def _sides_copy(

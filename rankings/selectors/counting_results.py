@@ -257,15 +257,6 @@ class PlayerPoints:
 _NOT_VOIDED = np.iinfo(np.int32).max
 # Year 9999 lies outside Month's range: no stored void month can be this one.
 _NOT_VOIDED_INDEX = sql.NOT_VOIDED_DAY.year * 12 + sql.NOT_VOIDED_DAY.month - 1
-_NO_SIDES = fladub.Sides(
-    match_id=np.zeros(0, dtype=np.int64),
-    month_played=np.zeros(0, dtype=np.int32),
-    counting_month=np.zeros(0, dtype=np.int32),
-    base=np.zeros(0, dtype=np.float64),
-    side_no=np.zeros(0, dtype=np.int16),
-    score=np.zeros(0, dtype=np.float64),
-    player=np.zeros(0, dtype=np.int64),
-)
 _NO_RESULTS = fladub.Results(
     match_id=np.zeros(0, dtype=np.int64),
     month_played=np.zeros(0, dtype=np.int32),
@@ -318,7 +309,7 @@ def _match_sides(
         return fladub.Sides(**copied), void
     rows = sql.fetch(sql.player_match_sides(player_pk, discipline, earliest, latest))
     if not rows:
-        return _NO_SIDES, np.zeros(0, dtype=np.int32)
+        return fladub.Sides.empty(), np.zeros(0, dtype=np.int32)
     columns = list(zip(*rows, strict=True))
     index = {day: Month.of(day).index for day in {*columns[1], *columns[2], *columns[7]} if day}
     sides = fladub.Sides(
