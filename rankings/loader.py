@@ -253,13 +253,9 @@ def fresh_sides_and_packs(
     query = f"SELECT {columns} FROM {SideMember._meta.db_table} WHERE {where}"  # noqa: S608
     if not pack_statements:
         return _fresh_sides(_ranged_read(query, max(1, streams), with_void=True))
-    aggregated = ", ".join(
-        f"array_agg({name})" for name in [n for n, _ in SIDE_COLUMNS] + ["void_month"]
-    )
     arrays = _ArraysSink()
-    arrays_query = f"COPY (SELECT {aggregated} FROM ({query}) r) TO STDOUT (FORMAT binary)"  # noqa: S608
     drain_copies(
-        [arrays_query, *pack_statements],
+        [_arrays_copy(query), *pack_statements],
         [arrays.feed, *pack_sinks],
         streams=max(1, streams),
         block_bytes=0,
@@ -434,15 +430,17 @@ def player_sides(statement: sql.Statement) -> dict[str, Any]:
     statement itself)."""
     connection.ensure_connection()
     query = _literal_where(statement.sql, dict(statement.params))
-    aggregated = ", ".join(f"array_agg({name})" for name, _ in FRESH_COLUMNS)
     arrays = _ArraysSink()
-    _drain_copy(
-        connection.connection,
-        f"COPY (SELECT {aggregated} FROM ({query}) r) TO STDOUT (FORMAT binary)",  # noqa: S608
-        arrays.feed,
-        block_bytes=0,
-    )
+    _drain_copy(connection.connection, _arrays_copy(query), arrays.feed, block_bytes=0)
     return arrays.columns()
+
+
+def _arrays_copy(query: str) -> str:
+    """A binary ``COPY`` of one row: each of :data:`FRESH_COLUMNS` of ``query``'s rows as an
+    array (``array_agg`` in one pass, so the arrays stand in the same order), what
+    :class:`_ArraysSink` reads."""
+    aggregated = ", ".join(f"array_agg({name})" for name, _ in FRESH_COLUMNS)
+    return f"COPY (SELECT {aggregated} FROM ({query}) r) TO STDOUT (FORMAT binary)"  # noqa: S608
 
 
 def pg_dates_to_month_index(
