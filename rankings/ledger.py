@@ -172,7 +172,9 @@ def decompose_arrays(
     gone = ~found & was_best
     in_left = np.isin(before_keys, np.asarray(left, dtype=before_keys.dtype))
     kept = found & was_best
-    arrived = ~np.isin(after_keys, before_keys) & after.in_best
+    matched = np.zeros(len(after_keys), dtype=bool)  # the rows of ``after`` found above
+    matched[row] = True
+    arrived = ~matched & after.in_best
     revised = np.isin(after_keys, np.fromiter(corrections, dtype=np.int64))
     chosen: dict[str, list[tuple[np.ndarray, np.ndarray, np.ndarray]]] = {
         "voided": [
