@@ -271,7 +271,13 @@ def _fresh_sides(out: dict[str, Any]) -> tuple[fladub.Sides, npt.NDArray[np.int3
     if sides.is_canonical():
         return sides, void
     order = _canonical_order(sides)
-    return sides.take(order), void[order]
+    del sides
+    # Column by column, each let go of as soon as its permuted copy is made: the rows are
+    # held once and one column more, not twice (the first close after the result packs'
+    # upgrade reads 12 million rows here: 0.5 GB less at its peak).
+    for name in out:
+        out[name] = out[name][order]
+    return fladub.Sides(**out), void[order]
 
 
 class _ArraysSink:
