@@ -494,8 +494,8 @@ class Assembled:
         scored = self.take(missing)
         if not scored.is_canonical():
             order = np.lexsort((scored.player, scored.side_no, scored.match_id))
-            rows = np.arange(first, first + count) if isinstance(missing, slice) else missing
-            missing, scored = rows[order], scored.take(order)
+            missing = order + first if isinstance(missing, slice) else missing[order]
+            scored = scored.take(order)
         self.points[missing] = fladub.match_points(scored, published).points
         return count
 

@@ -78,11 +78,11 @@ def test_the_missing_points_are_those_match_points_computes(
     matches = np.unique(sides.match_id)
     if missing == "all":
         unknown = np.ones(len(sides), dtype=bool)
-    elif missing == "run" and len(sides):  # the rows from one row on, whole matches
+    elif missing == "run" and len(sides):  # from a match's first row on: whole matches,
+        # since a match's rows stand together, shuffled or not
         first_match = sides.match_id[int(rng.integers(0, len(sides)))]
         first = int(np.flatnonzero(sides.match_id == first_match)[0])
         unknown = np.arange(len(sides)) >= first
-        unknown &= np.isin(sides.match_id, sides.match_id[unknown])
     elif missing == "scattered":
         unknown = np.isin(sides.match_id, matches[rng.random(len(matches)) < 0.4])
     else:
