@@ -208,7 +208,12 @@ def test_a_worker_refreshes_the_projection(live_worker) -> None:
     assert review.movers == projection_movers(shown.ranking_list, current_list(discipline="fido"))
     live_worker.send_task(dispatch.PROJECTIONS_REFRESH)  # the beat's task (ignores its result)
     give_up = time.monotonic() + 120
-    while RankingList.objects.filter(pk=projected.pk).exists():
+    # The new list replaces the old one in one transaction, and its review is recorded in
+    # the next: wait for both (the old one's review went with it).
+    while RankingList.objects.filter(pk=projected.pk).exists() or not any(
+        stored_review(pk)
+        for pk in RankingList.objects.filter(status="projected").values_list("pk", flat=True)
+    ):
         assert time.monotonic() < give_up, "the nightly task did not replace the projection"
         time.sleep(0.2)
     [replaced] = RankingList.objects.filter(status="projected")
