@@ -53,6 +53,12 @@ BEAT_SCHEDULE: dict[str, dict[str, object]] = {
         "task": "rankings.member_changes_prune",
         "schedule": crontab(hour=4, minute=41),
     },
+    # Every night: the busiest players' packs of points, for a close that ran outside a
+    # worker (``close_month --inline``) or whose task could not send them.
+    "rankings-player-packs-write": {
+        "task": "rankings.player_packs_write",
+        "schedule": crontab(hour=4, minute=53),
+    },
     # Re-send close runs the broker never took, and those whose worker died (no heartbeat).
     "rankings-close-runs-recover": {
         "task": "rankings.close_runs_recover",

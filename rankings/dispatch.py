@@ -14,6 +14,7 @@ timeouts (``fido/settings/base.py``): a couple of seconds, not the library's def
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -28,8 +29,11 @@ PROJECTION_REFRESH = "rankings.projection_refresh"
 PROJECTIONS_REFRESH = "rankings.projections_refresh"
 CLOSE_RUNS_RECOVER = "rankings.close_runs_recover"
 MEMBER_CHANGES_PRUNE = "rankings.member_changes_prune"
+PLAYER_PACKS_WRITE = "rankings.player_packs_write"
 
 # One quick retry, then give up: the run stays in the outbox and beat re-sends it.
+logger = logging.getLogger(__name__)
+
 SEND_RETRY_POLICY = {
     "max_retries": 1,
     "interval_start": 0,
@@ -128,3 +132,22 @@ def projection_send(
             raise DispatchFailed(str(exc) or type(exc).__name__) from exc
 
     transaction.on_commit(send)
+
+
+def player_packs_send(*, discipline: str) -> bool:
+    """Send the packing of ``discipline``'s busiest players' points (after a close
+    published its list): True sent, False not (logged; the nightly beat packs them, and
+    until then their pages score their results, as they did before packs)."""
+    from fido.celery import app
+
+    try:
+        app.send_task(
+            PLAYER_PACKS_WRITE,
+            args=(discipline,),
+            retry_policy=SEND_RETRY_POLICY,
+            ignore_result=True,
+        )
+    except Exception:  # any library's way of saying "not sent"
+        logger.warning("could not send the player packs of %s", discipline, exc_info=True)
+        return False
+    return True

@@ -298,6 +298,57 @@ class ResultPackChunk(models.Model):
         return f"chunk {self.seq} of result pack {self.pack_id}"
 
 
+class PlayerPointsPack(models.Model):
+    """A busy player's match points in one discipline, packed after the close of ``month``
+    (R) published its list, so that the player page and the API read them from one row
+    instead of scoring every match of the player again (:mod:`rankings.player_packs`;
+    PostgreSQL only).
+
+    It holds the player's results of counting months R - 12 .. R (every result counting
+    in L(R - 1) or L(R), voided or not after R - 1) with their points, as they stood in the
+    PostgreSQL snapshot ``snapshot``. A reader takes them for every list from L(R - 1) on,
+    and reads as rows (and scores) only what the pack cannot say: the results of later
+    counting months, the matches a change logged after the snapshot touched
+    (``rankings_memberchange``: a void, a merge, anything done by hand; an INSERT into a
+    packed month), and the months played whose strength list L(M - 1) an erratum replaced
+    since (``strengths`` names the versions the points read).
+
+    A cache, not history: a reader that finds no pack scores the results themselves and
+    gets the same points (tested); a new pack of a player replaces the older one. Made for
+    the players with at least ``FIDO_PLAYER_PACK_MIN_RESULTS`` results counting in L(R):
+    those whose pages scoring costs most.
+    """
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="+")
+    discipline = models.CharField(max_length=10, choices=Discipline.choices)
+    month = models.DateField(help_text="the month of the list after whose close it was made")
+    snapshot = models.TextField(help_text="pg_current_snapshot() of the read")
+    strengths = models.JSONField(
+        default=dict, help_text="month played (YYYY-MM) -> id of the L(M - 1) used, or null"
+    )
+    rows = models.PositiveIntegerField()
+    data = models.BinaryField(
+        help_text="per result, column after column: match id int64, month played int32, "
+        "counting month int32, void month int32, points float64 (little-endian)"
+    )
+    created_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["player", "discipline", "month"], name="player_pack_once"
+            ),
+            models.CheckConstraint(condition=Q(month__day=1), name="player_pack_first_day"),
+            models.CheckConstraint(
+                condition=Exact(Length("data"), F("rows") * 28), name="player_pack_length"
+            ),
+        ]
+        indexes = [models.Index(fields=["discipline", "month"], name="player_pack_month")]
+
+    def __str__(self) -> str:
+        return f"points of player {self.player_id}, {self.discipline} {self.month:%Y-%m}"
+
+
 class CurrentList(models.Model):
     """The published list readers see, per discipline: the pointer flipped at publication."""
 

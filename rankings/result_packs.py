@@ -781,8 +781,14 @@ WHERE NOT EXISTS (
     ) l ON l.discipline = p.discipline
     WHERE (l.latest IS NULL OR p.month >= l.latest - interval '{fladub.WINDOW_MONTHS - 1} months')
       AND NOT pg_visible_in_snapshot(c.xid, p.snapshot::pg_snapshot)
+)
+AND NOT EXISTS (
+    SELECT 1 FROM (SELECT DISTINCT snapshot FROM rankings_playerpointspack) q
+    WHERE NOT pg_visible_in_snapshot(c.xid, q.snapshot::pg_snapshot)
 )"""  # noqa: S608 (constants only)
-"""The changes no pack a close may still read needs (:func:`changes_prune`)."""
+"""The changes no pack a close may still read needs (:func:`changes_prune`), nor any
+player's pack of points (:mod:`rankings.player_packs`: a batch of players shares one
+snapshot, so there are a few dozen distinct ones)."""
 
 
 def changes_prune(cursor: Any) -> int:
@@ -791,8 +797,9 @@ def changes_prune(cursor: Any) -> int:
     month L - 11 on (the close of L + 1 reads L - 10 .. L; a retried close of L, L - 11 ..
     L), or any pack of a discipline with no published list. A change every one of them
     sees tells no close anything, and a pack made later sees it too (its snapshot is
-    later). The caller holds every discipline's close lock: a close under way may be
-    making packs in a snapshot older than a change it has not read, before they are
-    visible here."""
+    later). A change some player's pack of points does not see stays too (its reader
+    reads that match again). The caller holds every discipline's close lock: a close
+    under way may be making packs in a snapshot older than a change it has not read,
+    before they are visible here."""
     cursor.execute(PRUNE_CHANGES)
     return int(cursor.rowcount)

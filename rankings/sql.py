@@ -434,29 +434,58 @@ NOT_VOIDED_DAY = dt.date(9999, 12, 1)
 outside :class:`matches.months.Month`'s range: no real void month)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Unpacked:
+    """What a player's pack of points cannot say (:mod:`rankings.player_packs`): results of
+    counting months after ``packed``, of the ``changed`` matches, or played in the months
+    ``stale`` (month indices) whose strength list an erratum replaced."""
+
+    packed: int
+    changed: Sequence[int]
+    stale: Sequence[int]
+
+
 def player_match_sides_columns(
-    player_pk: int, discipline: str, earliest: Month, latest: Month
+    player_pk: int,
+    discipline: str,
+    earliest: Month,
+    latest: Month,
+    unpacked: Unpacked | None = None,
 ) -> Statement:
     """The rows of :func:`player_match_sides` with every column NOT NULL, for a binary
     ``COPY`` into NumPy (:func:`rankings.loader.player_sides`): the columns of
     :data:`WINDOW_SIDE_COLUMNS`, then the void month, :data:`NOT_VOIDED_DAY` for a
-    result not voided."""
+    result not voided. With ``unpacked`` (PostgreSQL), only the matches of the player's
+    results that their pack cannot say (whole matches still)."""
     columns = ", ".join(f"m.{name}" for name in WINDOW_SIDE_COLUMNS)
+    params: Params = {
+        "player": player_pk,
+        "not_voided": NOT_VOIDED_DAY,
+        **span_params(discipline, earliest, latest),
+    }
+    condition = ""
+    if unpacked is not None:
+        condition = (
+            " AND (s.counting_month > %(packed)s "
+            "OR s.match_id = ANY(CAST(%(changed)s AS bigint[])) "
+            "OR s.month_played = ANY(CAST(%(stale)s AS date[])))"
+        )
+        params |= {
+            "packed": Month.from_index(unpacked.packed).first_day,
+            "changed": [int(m) for m in unpacked.changed],
+            "stale": [Month.from_index(m).first_day for m in unpacked.stale],
+        }
     return Statement(
         f"SELECT {columns}, COALESCE(m.void_effective_month, %(not_voided)s) AS void_month "
-        f"{_player_matches_from()}",
-        {
-            "player": player_pk,
-            "not_voided": NOT_VOIDED_DAY,
-            **span_params(discipline, earliest, latest),
-        },
+        f"{_player_matches_from(condition)}",
+        params,
     )
 
 
-def _player_matches_from() -> str:
+def _player_matches_from(condition: str = "") -> str:
     return (
         f"FROM {_MEMBER} m WHERE m.match_id IN (SELECT s.match_id FROM {_MEMBER} s "  # noqa: S608
-        f"WHERE s.player_id = %(player)s AND {span_condition('s')})"
+        f"WHERE s.player_id = %(player)s AND {span_condition('s')}{condition})"
     )
 
 

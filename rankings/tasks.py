@@ -43,6 +43,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from fido.celery import app as _app  # noqa: F401  (the tasks below bind to this app)
+from matches.disciplines import CODES
 from matches.months import Month
 
 from .dispatch import (
@@ -51,8 +52,10 @@ from .dispatch import (
     DUE_MONTHS_CLOSE,
     MEMBER_CHANGES_PRUNE,
     MONTH_CLOSE,
+    PLAYER_PACKS_WRITE,
     PROJECTION_REFRESH,
     PROJECTIONS_REFRESH,
+    player_packs_send,
 )
 from .models import CloseRun, ProjectionRun
 from .selectors.shard_totals import shard_totals, totals_to_wire
@@ -62,6 +65,7 @@ from .services.close_recover import close_run_superseded, close_runs_recover
 from .services.close_run import close_run_claim
 from .services.errata import erratum_continue
 from .services.packs import member_changes_prune as member_changes_prune_service
+from .services.player_packs import player_packs_write as player_packs_write_service
 from .services.projection import projection_refresh as projection_refresh_service
 from .services.projection import projections_refresh_all
 from .services.schedule import due_months_enqueue
@@ -129,6 +133,7 @@ def month_close(self: Any, month: str, discipline: str, run_id: int) -> dict[str
     except SoftTimeLimitExceeded:
         logger.error("close of %s %s exceeded its time limit", discipline, month)
         raise
+    player_packs_send(discipline=discipline)
     return {
         "state": "published",
         "run": run.pk,
@@ -200,3 +205,23 @@ def member_changes_prune() -> int | None:
     pruned = member_changes_prune_service()
     logger.info("pruned %s logged change(s) of results", pruned)
     return pruned
+
+
+@shared_task(
+    name=PLAYER_PACKS_WRITE,
+    acks_late=True,
+    ignore_result=True,
+    autoretry_for=_transient(),
+    retry_backoff=5,
+    max_retries=3,
+    soft_time_limit=CLOSE_SOFT_TIME_LIMIT,
+    time_limit=CLOSE_TIME_LIMIT,
+)
+def player_packs_write(discipline: str | None = None) -> int:
+    """Pack the busiest players' points of ``discipline``'s current list (None: of every
+    discipline; the nightly beat), after a close published it."""
+    packed = sum(
+        player_packs_write_service(code) for code in ([discipline] if discipline else CODES)
+    )
+    logger.info("packed the points of %d player(s)", packed)
+    return packed

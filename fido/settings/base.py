@@ -42,6 +42,10 @@ FIDO_CLOSE_WRITE_STREAMS = env.int("FIDO_CLOSE_WRITE_STREAMS", default=2)
 # The close reads the points of earlier months from their result packs and packs the months
 # it counts first (PostgreSQL; rankings.result_packs). Off: every result read as a row.
 FIDO_CLOSE_RESULT_PACKS = env.bool("FIDO_CLOSE_RESULT_PACKS", default=True)
+# After each close a worker packs the match points of every player with at least this many
+# results counting in the new list (PostgreSQL; rankings.player_packs): their pages read
+# them from one row instead of scoring every match again.
+FIDO_PLAYER_PACK_MIN_RESULTS = env.int("FIDO_PLAYER_PACK_MIN_RESULTS", default=100)
 # NumPy asks the kernel for transparent huge pages for its large arrays (madvise). Where the
 # kernel's THP defrag policy is "madvise" (Debian's default), such a page fault may compact
 # memory first: on the reference machine eight 96 MB arrays were filled in 1.47 s of system

@@ -26,9 +26,15 @@ their windows, :func:`rankings.sql.span_condition`) and :class:`PlayerPoints` br
 down for each list of it: the player page reads a busy player's matches once for its page
 of results, its two ledgers and its forecast, not four times.
 
+On PostgreSQL a busy player has a pack of their points, made after each close
+(:mod:`rankings.player_packs`): the results it holds are taken from it, and only the others
+(the open month's, those changed since) are read and scored as above.
+
 Guaranteed: three statements for the match points whatever the number of results, months
 or players (the members of the player's matches in the span, from the members' rows alone;
-the lists; their entries), then one for the shown results' tables (names, dates, clubs) and
+the lists; their entries), on PostgreSQL one more first (the player's pack, if any; with
+one, the members read are only those the pack cannot say, none at all when it says
+everything); then one for the shown results' tables (names, dates, clubs) and
 one for the facts of every result (:func:`counted_results`, once per :class:`PlayerPoints`);
 the core's input is built column by column (NumPy), and only the shown results become
 Python objects; a list's results are the same whether read alone or from a span holding it
@@ -49,11 +55,12 @@ from decimal import Decimal
 from typing import Any, Generic, TypeVar
 
 import numpy as np
+from django.db import connection
 
 from matches.months import Month
 
-from .. import fladub, loader, sql
-from .strength_lists import strength_lists
+from .. import fladub, loader, player_packs, sql
+from .strength_lists import published_ids, restricted, strength_lists
 
 _TWELFTHS = Decimal(fladub.WINDOW_MONTHS)
 
@@ -222,6 +229,16 @@ class PlayerPoints:
         self.counted: dict[Month, CountingResults[CountedResult]] = {}
         """What :func:`counted_results` made of each month (they are immutable)."""
 
+    def columns(self) -> player_packs.Columns:
+        """Every result of the span with its points and void month, as a pack holds them."""
+        return player_packs.Columns(
+            match_id=self._results.match_id,
+            month_played=self._results.month_played,
+            counting_month=self._results.counting_month,
+            void_month=self._void_month,
+            points=self._results.points,
+        )
+
     def covers(self, month: Month, discipline: str) -> bool:
         return discipline == self.discipline and self.earliest <= month <= self.latest
 
@@ -272,16 +289,27 @@ def player_points(
     discipline: str,
     months: Collection[Month],
     also: Mapping[Month, Collection[int]] | None = None,
+    packs: bool = True,
 ) -> PlayerPoints:
     """The match points of the player's results counting in any list from the earliest to
     the latest of ``months`` (at least one): three statements (the members of the
     player's matches, the strength lists' ids, their entries of those matches' players).
     ``also``: more players whose strength in the list in force in a month the caller needs
     (the what-if's opponents), read by the same two statements into
-    :attr:`PlayerPoints.strengths`."""
+    :attr:`PlayerPoints.strengths`. On PostgreSQL, a busy player's pack of points
+    (:mod:`rankings.player_packs`) stands for the results it holds, and only the others
+    are read and scored (one statement more: the pack); ``packs`` False: never (the pack's
+    writer)."""
     earliest, latest = min(months), max(months)
-    sides, void = _match_sides(player_pk, discipline, earliest, latest)
-    results, void_month, strengths = _own_points(player_pk, discipline, sides, void, also or {})
+    also = also or {}
+    stored = _pack(player_pk, discipline, earliest) if packs else None
+    if stored is None:
+        sides, void = _match_sides(player_pk, discipline, earliest, latest)
+        results, void_month, strengths = _own_points(player_pk, discipline, sides, void, also)
+    else:
+        results, void_month, strengths = _packed_points(
+            player_pk, discipline, earliest, latest, stored, also
+        )
     return PlayerPoints(
         player_pk=player_pk,
         discipline=discipline,
@@ -293,16 +321,82 @@ def player_points(
     )
 
 
+def _pack(player_pk: int, discipline: str, earliest: Month) -> player_packs.Stored | None:
+    if not loader.uses_copy():
+        return None
+    with connection.cursor() as cursor:
+        return player_packs.read(cursor, player_pk, discipline, earliest)
+
+
+def _packed_points(
+    player_pk: int,
+    discipline: str,
+    earliest: Month,
+    latest: Month,
+    stored: player_packs.Stored,
+    also: Mapping[Month, Collection[int]],
+) -> tuple[fladub.Results, np.ndarray, dict[int, fladub.PublishedList]]:
+    """:func:`_own_points` of the span's results, those the pack holds taken from it: the
+    rest (later counting months, matches changed since, months played whose strength list
+    an erratum replaced) read as rows and scored."""
+    first = earliest.index + 1 - fladub.WINDOW_MONTHS
+    # The versions of the lists in force now, for each month played of the span and
+    # ``also``: a month whose version is not the one the pack read is scored again.
+    served = {Month.from_index(m) for m in range(first, latest.index + 1)} | set(also)
+    lists = published_ids(discipline, {month.prev() for month in served})
+    packed = stored.columns
+    stale = [
+        m
+        for m in np.unique(packed.month_played).tolist()
+        if stored.strengths.get(m) != lists.get(m - 1)
+    ]
+    keep = (
+        (packed.month_played >= first)
+        & (packed.month_played <= latest.index)
+        & (packed.counting_month <= latest.index)
+        & (packed.void_month > earliest.index)
+    )
+    if len(stored.changed):
+        keep &= ~np.isin(packed.match_id, stored.changed)
+    if stale:
+        keep &= ~np.isin(packed.month_played, stale)
+    kept = packed.take(np.flatnonzero(keep))
+    if latest.index > stored.month or len(stored.changed) or stale:
+        unpacked = sql.Unpacked(packed=stored.month, changed=stored.changed.tolist(), stale=stale)
+        sides, void = _match_sides(player_pk, discipline, earliest, latest, unpacked)
+    else:
+        sides, void = fladub.Sides.empty(), np.zeros(0, dtype=np.int32)
+    fresh, fresh_void, strengths = _own_points(player_pk, discipline, sides, void, also, lists)
+    match_id = np.concatenate([kept.match_id, fresh.match_id])
+    order = np.argsort(match_id, kind="stable")
+    return (
+        fladub.Results(
+            match_id=match_id[order],
+            month_played=np.concatenate([kept.month_played, fresh.month_played])[order],
+            counting_month=np.concatenate([kept.counting_month, fresh.counting_month])[order],
+            player=np.zeros(len(match_id), dtype=np.int64),
+            points=np.concatenate([kept.points, fresh.points])[order],
+        ),
+        np.concatenate([kept.void_month, fresh_void])[order],
+        strengths,
+    )
+
+
 def _match_sides(
-    player_pk: int, discipline: str, earliest: Month, latest: Month
+    player_pk: int,
+    discipline: str,
+    earliest: Month,
+    latest: Month,
+    unpacked: sql.Unpacked | None = None,
 ) -> tuple[fladub.Sides, np.ndarray]:
-    """The members of every match of the player counting in L(earliest) .. L(latest), as
-    the core's columns (players by primary key), and each row's void month (its index;
-    :data:`_NOT_VOIDED`: not voided). PostgreSQL: a binary ``COPY`` straight into NumPy
-    (:func:`rankings.loader.player_sides`); elsewhere the rows, converted here."""
+    """The members of every match of the player counting in L(earliest) .. L(latest) (with
+    ``unpacked``: those the player's pack cannot say), as the core's columns (players by
+    primary key), and each row's void month (its index; :data:`_NOT_VOIDED`: not voided).
+    PostgreSQL: a binary ``COPY`` straight into NumPy (:func:`rankings.loader.player_sides`);
+    elsewhere the rows, converted here."""
     if loader.uses_copy():
         copied = loader.player_sides(
-            sql.player_match_sides_columns(player_pk, discipline, earliest, latest)
+            sql.player_match_sides_columns(player_pk, discipline, earliest, latest, unpacked)
         )
         void = copied.pop("void_month")
         void[void == _NOT_VOIDED_INDEX] = _NOT_VOIDED
@@ -331,13 +425,14 @@ def _own_points(
     sides: fladub.Sides,
     void: np.ndarray,
     also: Mapping[Month, Collection[int]],
+    lists: Mapping[int, int] | None = None,
 ) -> tuple[fladub.Results, np.ndarray, dict[int, fladub.PublishedList]]:
     """The player's rows among ``sides`` (whole matches, players by primary key; ``void``:
     each row's void month) with their match points, the month index from which each counts
     no more, and the strength lists read (by player primary key: those matches' players
-    and ``also``)."""
+    and ``also``). ``lists``: the ids of the lists in force, if read already."""
     if not len(sides):
-        return _NO_RESULTS, np.zeros(0, dtype=np.int32), _strengths(discipline, {}, also)
+        return _NO_RESULTS, np.zeros(0, dtype=np.int32), _strengths(discipline, {}, also, lists)
     players, dense = np.unique(sides.player, return_inverse=True)
     sides = dataclasses.replace(sides, player=dense.astype(np.int64))
     # Each month's opponents are looked up in the list in force that month only.
@@ -346,7 +441,7 @@ def _own_points(
         Month.from_index(i): players[np.unique(sides.player[sides.month_played == i])].tolist()
         for i in played
     }
-    published = _strengths(discipline, needed, also)
+    published = _strengths(discipline, needed, also, lists)
     me = int(np.searchsorted(players, player_pk))
     computed = fladub.match_points(sides, _renumbered(published, players))
     mine = computed.player == me
@@ -370,12 +465,19 @@ def _own_points(
 
 
 def _strengths(
-    discipline: str, needed: Mapping[Month, Collection[int]], also: Mapping[Month, Collection[int]]
+    discipline: str,
+    needed: Mapping[Month, Collection[int]],
+    also: Mapping[Month, Collection[int]],
+    lists: Mapping[int, int] | None = None,
 ) -> dict[int, fladub.PublishedList]:
     """The lists in force in the months of ``needed`` and ``also``, restricted to the
-    players each names (and each list's top entry): two statements."""
+    players each names (and each list's top entry): two statements, one if ``lists`` (the
+    ids of the lists in force, by month index) was read already."""
     players = {month: {*needed.get(month, ()), *also.get(month, ())} for month in {*needed, *also}}
-    return strength_lists(discipline=discipline, months=set(players), players=players)
+    if lists is None:
+        return strength_lists(discipline=discipline, months=set(players), players=players)
+    served = {month.prev().index for month in players}
+    return restricted({i: list_id for i, list_id in lists.items() if i in served}, players)
 
 
 def _points_for(

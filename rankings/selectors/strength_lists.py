@@ -58,8 +58,7 @@ def strength_lists(
         return {}
     if players is None:
         return _whole(lists, streams=streams, portable=portable, packs=packs)
-    wanted = {index: set(players.get(Month.from_index(index).next(), ())) for index in lists}
-    return _restricted(lists, wanted)
+    return restricted(lists, players)
 
 
 def published_ids(
@@ -88,10 +87,15 @@ def _whole(
     return dict(sorted(found.items()))
 
 
-def _restricted(
-    lists: dict[int, int], wanted: dict[int, set[int]]
+def restricted(
+    lists: Mapping[int, int], players: Mapping[Month, Collection[int]]
 ) -> dict[int, fladub.PublishedList]:
-    """The lists (month index -> id) restricted to the players ``wanted`` of each."""
+    """The lists (month index -> id, from :func:`published_ids`) restricted to the players
+    each month M needs (``players[M]``, served by L(M - 1)) and each list's top entry: one
+    statement."""
+    if not lists:
+        return {}
+    wanted = {index: set(players.get(Month.from_index(index).next(), ())) for index in lists}
     month_of = {list_id: index for index, list_id in lists.items()}
     cents: dict[int, dict[int, int]] = {index: {} for index in lists}
     tops: dict[int, tuple[int, int]] = {}

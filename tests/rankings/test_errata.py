@@ -22,7 +22,7 @@ from matches import clock
 from matches.models import Match
 from matches.months import Month
 from matches.services import match_correct, match_void
-from rankings import tasks
+from rankings import dispatch, tasks
 from rankings.models import CloseRun, Erratum, RankingEntry, RankingList
 from rankings.selectors.errata import errata_due, later_months_stale
 from rankings.services.errata import ErratumRefused, erratum_request, later_months_recompute
@@ -167,7 +167,10 @@ def test_a_chain_of_later_months_runs_one_after_the_other(march_results, sent) -
     _run_task(first)
     # April done, May's run created and sent only now.
     (may_run,) = CloseRun.objects.filter(month="2026-05-01", erratum__isnull=False)
-    assert [kw["args"] for _name, kw in sent] == [("2026-05", "fido", may_run.pk)]
+    closes = [kw["args"] for name, kw in sent if name == dispatch.MONTH_CLOSE]
+    assert closes == [("2026-05", "fido", may_run.pk)]
+    # After each close, the busiest players' packs of points.
+    assert (dispatch.PLAYER_PACKS_WRITE, ("fido",)) in [(n, kw["args"]) for n, kw in sent]
     _run_task(may_run)
     assert later_months_stale("fido") is None
     editions = dict(RankingList.objects.filter(status="published").values_list("month", "edition"))

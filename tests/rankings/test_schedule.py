@@ -167,3 +167,17 @@ def test_the_beat_prunes_the_change_log_of_results_every_night() -> None:
         with connection.cursor() as cursor:
             cursor.execute("SELECT count(*) FROM rankings_memberchange")
             assert cursor.fetchone() == (0,)
+
+
+@pytest.mark.django_db
+def test_the_beat_packs_the_busiest_players_points_every_night() -> None:
+    from celery.schedules import crontab
+
+    from fido.celery import app
+
+    entry = app.conf.beat_schedule["rankings-player-packs-write"]
+    assert entry["task"] == dispatch.PLAYER_PACKS_WRITE == "rankings.player_packs_write"
+    assert entry["schedule"] == crontab(hour=4, minute=53)
+    app.loader.import_default_modules()
+    # No list published here: nothing to pack (the cases: tests/rankings/test_player_packs.py).
+    assert app.tasks[dispatch.PLAYER_PACKS_WRITE].run() == 0

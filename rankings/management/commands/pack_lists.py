@@ -5,8 +5,11 @@ lists"), and, on PostgreSQL, the result packs of the months of each discipline's
 window that have none (:func:`rankings.services.packs.result_packs_backfill`: "Packs of
 counted results"), so that the next close reads only its own month's results as rows.
 Lists and months closed since the upgrade already have theirs; run it once after the
-upgrades that added packs. Safe to run at any time, again, or beside a close: it only adds
-packs. Last, it prunes the change log of results as the nightly task does
+upgrades that added packs. Then the packs of points of each discipline's busiest players
+(:func:`rankings.services.player_packs.player_packs_write`: "Packs of a player's points"),
+which a worker makes after each close. Safe to run at any time, again, or beside a close:
+it only adds packs (and drops player packs older than a newer one). Last, it prunes the
+change log of results as the nightly task does
 (:func:`rankings.services.packs.member_changes_prune`; not while a close is under way).
 """
 
@@ -23,6 +26,7 @@ from rankings.services.packs import (
     packs_backfill,
     result_packs_backfill,
 )
+from rankings.services.player_packs import player_packs_write
 
 
 class Command(BaseCommand):
@@ -47,6 +51,12 @@ class Command(BaseCommand):
                 f"packed the results of {months} month(s) of {discipline}"
                 if months
                 else f"every result of {discipline} is packed"
+            )
+            players = player_packs_write(discipline)
+            self.stdout.write(
+                f"packed the points of {players} player(s) of {discipline}"
+                if players
+                else f"every busy player of {discipline} has a pack of points"
             )
         pruned = member_changes_prune()
         self.stdout.write(

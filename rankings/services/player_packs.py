@@ -1,0 +1,143 @@
+"""Packing the match points of a discipline's busiest players after a close
+(:mod:`rankings.player_packs`), so that their pages read them from one row.
+
+:func:`player_packs_write`: for the discipline's current list L(R), every player with at
+least ``FIDO_PLAYER_PACK_MIN_RESULTS`` results counting in it and no pack of R yet gets
+one: their results of counting months R - 12 .. R with the points
+:func:`rankings.selectors.counting_results.player_points` computes (the scoring of every
+result, never a pack), read in one ``REPEATABLE READ`` snapshot per batch of players,
+whose text the pack records. Then the packs made after earlier closes go (a pack made
+after R serves every span a reader of the current lists asks for). The Celery task
+``rankings.player_packs_write`` runs it after each close, ``manage.py pack_lists`` too.
+
+Guaranteed: one writer of a discipline at a time (a session advisory lock; a second one
+returns 0 at once); safe to repeat (a player packed for R is not packed again) and beside
+submissions (a change after a batch's snapshot is logged, and readers read its match as
+rows); nothing but the packs changes. Off PostgreSQL: nothing (readers score every result).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Callable, Iterator
+
+import numpy as np
+from django.conf import settings
+from django.db import connection, transaction
+
+from matches import clock, locks
+from matches import sql as matches_sql
+from matches.months import Month
+
+from .. import player_packs
+from ..selectors.counting_results import player_points
+from ..selectors.lists import current_list
+from ..selectors.strength_lists import published_ids
+
+logger = logging.getLogger(__name__)
+
+BATCH = 100
+"""Players packed in one snapshot and one transaction."""
+
+
+def min_results() -> int:
+    """The results counting in the current list from which a player gets a pack."""
+    return int(settings.FIDO_PLAYER_PACK_MIN_RESULTS)
+
+
+def player_packs_write(
+    discipline: str,
+    *,
+    at_least: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    """Pack the points of the discipline's players with at least ``at_least`` (default
+    :func:`min_results`) results counting in its current list; return how many players it
+    packed (0: nothing to do, another writer at work, or not PostgreSQL). ``progress(done,
+    total)`` after each batch."""
+    if connection.vendor != "postgresql":
+        return 0
+    latest = current_list(discipline=discipline)
+    if latest is None:
+        return 0
+    month = Month.of(latest.month)
+    threshold = min_results() if at_least is None else at_least
+    with _writer_lock(discipline) as held:
+        if not held:
+            logger.info("player packs of %s: another writer is at work", discipline)
+            return 0
+        players = _unpacked_players(latest.id, discipline, month, threshold)
+        written = 0
+        for start in range(0, len(players), BATCH):
+            written += _write_batch(discipline, month, players[start : start + BATCH])
+            if progress is not None:
+                progress(min(start + BATCH, len(players)), len(players))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "DELETE FROM rankings_playerpointspack WHERE discipline = %s AND month < %s",
+                [discipline, month.first_day],
+            )
+    return written
+
+
+def _unpacked_players(list_id: int, discipline: str, month: Month, threshold: int) -> list[int]:
+    """The players of list ``list_id`` with at least ``threshold`` counting results and no
+    pack of ``month``, by primary key."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT e.player_id FROM rankings_rankingentry e WHERE e.ranking_list_id = %s "
+            "AND e.results_counted >= %s AND NOT EXISTS (SELECT 1 FROM "
+            "rankings_playerpointspack p WHERE p.player_id = e.player_id "
+            "AND p.discipline = %s AND p.month = %s) ORDER BY e.player_id",
+            [list_id, max(1, threshold), discipline, month.first_day],
+        )
+        return [int(row[0]) for row in cursor.fetchall()]
+
+
+def _write_batch(discipline: str, month: Month, players: list[int]) -> int:
+    """Pack ``players`` in one snapshot; return how many packs were inserted."""
+    now = clock.now()
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        cursor.execute("SELECT pg_current_snapshot()::text")
+        snapshot = str(cursor.fetchone()[0])
+        # L(M - 1) of every month played M of the pack, R - 12 .. R.
+        lists = published_ids(discipline, {month + k for k in range(-13, 0)})
+        rows = []
+        for player_pk in players:
+            columns = player_points(
+                player_pk, discipline=discipline, months=[month.prev(), month], packs=False
+            ).columns()
+            strengths = {m: lists.get(m - 1) for m in np.unique(columns.month_played).tolist()}
+            rows.append(
+                (
+                    player_pk,
+                    discipline,
+                    month.first_day,
+                    snapshot,
+                    player_packs.strengths_json(strengths),
+                    len(columns),
+                    player_packs.encode(columns),
+                    now,
+                )
+            )
+        cursor.executemany(player_packs.WRITE, rows)
+        cursor.execute(
+            "DELETE FROM rankings_playerpointspack WHERE discipline = %s "
+            "AND player_id = ANY(%s) AND month < %s",
+            [discipline, players, month.first_day],
+        )
+    return len(rows)
+
+
+@contextlib.contextmanager
+def _writer_lock(discipline: str) -> Iterator[bool]:
+    """The discipline's pack writer lock, without waiting: True held, False not."""
+    key = (locks.LOCK_NAMESPACE, locks.lock_key(f"player-packs:{discipline}"))
+    held = bool(matches_sql.scalar(matches_sql.advisory_lock("pg_try_advisory_lock", *key)))
+    try:
+        yield held
+    finally:
+        if held:
+            matches_sql.execute(matches_sql.advisory_lock("pg_advisory_unlock", *key))

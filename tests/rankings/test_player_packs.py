@@ -1,0 +1,303 @@
+"""Packs of a busy player's match points (rankings.player_packs): a player's points read
+with their pack are, bit for bit, the points read by scoring every result, for every span
+a page asks for, through voids, corrections, merges, late results, edits by hand and an
+erratum of a strength list; the writer packs the busy players once and replaces older
+packs; the change log keeps what a pack does not see; the close's task sends the writer."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from typing import Any
+
+import numpy as np
+import pytest
+from django.db import connection
+
+from matches.audit import recording
+from matches.models import Match, Player, SideMember
+from matches.months import Month
+from matches.services import match_void, player_merge
+from rankings import player_packs
+from rankings.dispatch import PLAYER_PACKS_WRITE, player_packs_send
+from rankings.models import PlayerPointsPack, RankingEntry, RankingList
+from rankings.selectors.counting_results import player_points
+from rankings.services.errata import erratum_request
+from rankings.services.packs import member_changes_prune
+from rankings.services.player_packs import _writer_lock, player_packs_write
+from tests.matches.factories import AdminFactory
+from tests.rankings.factories import after_deadline, close, random_results, submit_table
+from tests.rankings.test_commands import run
+from tests.rankings.test_errata import _run_task, sent  # noqa: F401 (a fixture)
+from tests.rankings.test_result_packs import correct, seat_beside, two_strangers
+
+MONTHS = [Month(2025, 3) + i for i in range(6)]  # 2025-03 .. 2025-08
+SEED = 41
+
+
+# --- the format (no database) --------------------------------------------------------------------
+
+
+def some_columns(n: int, seed: int = 1) -> player_packs.Columns:
+    rng = np.random.default_rng(seed)
+    return player_packs.Columns(
+        match_id=rng.choice(10**12, n, replace=False).astype(np.int64),
+        month_played=rng.integers(24_289, 24_301, n).astype(np.int32),
+        counting_month=rng.integers(24_289, 24_301, n).astype(np.int32),
+        void_month=np.where(rng.random(n) < 0.2, 24_300, player_packs.NOT_VOIDED).astype(np.int32),
+        points=rng.random(n) * 320,
+    )
+
+
+def test_a_pack_reads_back_bit_for_bit_in_match_order() -> None:
+    columns = some_columns(300)
+    data = player_packs.encode(columns)
+    assert len(data) == 300 * player_packs.ROW_BYTES
+    back = player_packs.decode(data, 300)
+    order = np.argsort(columns.match_id)
+    for name in ("match_id", "month_played", "counting_month", "void_month", "points"):
+        assert np.array_equal(getattr(back, name), getattr(columns, name)[order]), name
+    assert back.points.tobytes() == columns.points[order].tobytes()
+    with pytest.raises(ValueError, match="holds 27 bytes"):
+        player_packs.decode(data[:27], 1)
+
+
+# --- packs against the scoring of every result (PostgreSQL) ---------------------------------------
+
+
+def busy_players(count: int = 8) -> list[int]:
+    counts: dict[int, int] = {}
+    for pk in SideMember.objects.filter(player__merged_into=None).values_list(
+        "player_id", flat=True
+    ):
+        counts[pk] = counts.get(pk, 0) + 1
+    return sorted(counts, key=lambda pk: (-counts[pk], pk))[:count]
+
+
+def spans(latest: Month) -> list[list[Month]]:
+    """What the pages ask for once L(``latest``) is published: the player page (L(R - 1)
+    .. the open month), the API's list, the open month's projection, the previous list."""
+    return [[latest.prev(), latest, latest.next()], [latest], [latest.next()], [latest.prev()]]
+
+
+def assert_packs_read_what_scoring_reads(players: list[int], latest: Month) -> int:
+    """Every player's points of every span, with and without their pack, bit for bit;
+    return how many players had a pack."""
+    packed = 0
+    for pk in players:
+        packed += PlayerPointsPack.objects.filter(player_id=pk).exists()
+        for span in spans(latest):
+            fast = player_points(pk, discipline="fido", months=span)
+            slow = player_points(pk, discipline="fido", months=span, packs=False)
+            a, b = fast.columns(), slow.columns()
+            for name in ("match_id", "month_played", "counting_month", "void_month"):
+                assert np.array_equal(getattr(a, name), getattr(b, name)), (pk, span, name)
+            assert a.points.tobytes() == b.points.tobytes(), (pk, span)
+            for month in span:
+                x, y = fast.breakdown(month), slow.breakdown(month)
+                assert np.array_equal(x.match_id, y.match_id), (pk, month)
+                assert x.fladub_cents == y.fladub_cents, (pk, month)
+    return packed
+
+
+@pytest.fixture
+def packed_history(set_now: Any) -> tuple[list[int], Month]:
+    """Results of 2025-03 .. 2025-08, four lists closed (to 2025-06), the busy players'
+    packs of 2025-06 written: (the busy players, 2025-06)."""
+    random_results(seed=SEED, matches=300, players=70, months=MONTHS)
+    for month in MONTHS[:4]:
+        set_now(after_deadline(month))
+        close(month)
+    players = busy_players()
+    assert (
+        player_packs_write("fido", at_least=1)
+        == RankingEntry.objects.filter(ranking_list__month=MONTHS[3].first_day).count()
+    )
+    return players, MONTHS[3]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("fast_passwords")
+def test_points_from_packs_are_the_points_scored_through_every_change(
+    packed_history: tuple[list[int], Month],
+    set_now: Any,
+    sent: Any,  # noqa: F811
+) -> None:
+    players, june = packed_history
+    assert assert_packs_read_what_scoring_reads(players, june) == len(players)
+    admin = AdminFactory()
+    now = after_deadline(june) + dt.timedelta(days=1)
+    set_now(now)
+    mine = Match.objects.filter(voided_at=None, discipline="fido", members__player_id=players[0])
+    # A void and a correction of packed results; a merge; an edit by hand; a late result.
+    voided = mine.filter(counting_month=MONTHS[2].first_day).first()
+    match_void(match=voided, by=admin, reason="wrong table", now=now)
+    fixed = mine.filter(counting_month=MONTHS[1].first_day).exclude(pk=voided.pk).first()
+    correct(fixed, by=admin, now=now)
+    source, target = two_strangers()
+    player_merge(source=source, target=target, by=admin, reason="one person", now=now)
+    edited = mine.filter(counting_month=MONTHS[3].first_day).first()
+    with recording():
+        SideMember.objects.filter(match_id=edited.pk).update(score=99)
+    others = list(Player.objects.filter(merged_into=None).exclude(pk=players[0])[:2])
+    submit_table(
+        voided.club,
+        [([Player.objects.get(pk=players[0])], 9), ([others[0]], 4), ([others[1]], 4)],
+        id="late-1",
+        date=f"{MONTHS[3]}-20",
+        now=now,
+    )
+    assert assert_packs_read_what_scoring_reads([*players, target.pk], june) > 0
+
+    # An erratum of 2025-05: L(2025-05) v2 is the strength list of the matches played in
+    # 2025-06, whose points in the packs read v1.
+    may = Match.objects.filter(voided_at=None, counting_month=MONTHS[2].first_day).first()
+    correct(may, by=admin, now=now)
+    erratum = erratum_request(discipline="fido", month=MONTHS[2], reason="sheet", by=admin, now=now)
+    _run_task(erratum)
+    assert RankingList.objects.get(month=MONTHS[2].first_day, status="published").edition == 2
+    assert PLAYER_PACKS_WRITE in [name for name, _kw in sent]  # the task sends the writer
+    assert assert_packs_read_what_scoring_reads(players, june) > 0
+
+    # The next list closes: the packs of 2025-06 still serve its pages until replaced.
+    set_now(after_deadline(MONTHS[4]))
+    close(MONTHS[4])
+    assert assert_packs_read_what_scoring_reads(players, MONTHS[4]) > 0
+    assert player_packs_write("fido", at_least=1) > 0
+    assert set(PlayerPointsPack.objects.values_list("month", flat=True)) == {MONTHS[4].first_day}
+    assert assert_packs_read_what_scoring_reads(players, MONTHS[4]) > 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_pack_spares_the_reading_of_its_results(
+    packed_history: tuple[list[int], Month], copies: list[str]
+) -> None:
+    players, june = packed_history
+    # No later counting month, no change since: the pack alone, no row read.
+    player_points(players[0], discipline="fido", months=[june.prev(), june])
+    assert copies == []
+    # The open month's results are read as rows, and only those.
+    player_points(players[0], discipline="fido", months=[june.prev(), june, june.next()])
+    assert len(copies) == 1 and "s.counting_month >" in copies[0]
+    # A span beginning before the pack's results (L(R - 2)): every result read.
+    copies.clear()
+    player_points(players[0], discipline="fido", months=[june + (-2)])
+    assert len(copies) == 1 and "s.counting_month >" not in copies[0]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_truncate_makes_every_pack_unusable(packed_history: tuple[list[int], Month]) -> None:
+    players, june = packed_history
+    with connection.cursor() as cursor:
+        assert player_packs.read(cursor, players[0], "fido", june) is not None
+        cursor.execute("TRUNCATE matches_sidemember CASCADE")
+        assert player_packs.read(cursor, players[0], "fido", june) is None
+    assert len(player_points(players[0], discipline="fido", months=[june]).columns()) == 0
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_writer_packs_the_busy_players_once(set_now: Any, settings: Any) -> None:
+    random_results(seed=SEED + 1, matches=120, players=20, months=MONTHS[:2])
+    assert player_packs_write("fido") == 0  # no list yet
+    for month in MONTHS[:2]:
+        set_now(after_deadline(month))
+        close(month)
+    entries = RankingEntry.objects.filter(ranking_list__month=MONTHS[1].first_day)
+    threshold = sorted(entries.values_list("results_counted", flat=True))[-5]
+    busy = set(entries.filter(results_counted__gte=threshold).values_list("player_id", flat=True))
+    assert player_packs_write("fido", at_least=threshold) == len(busy) >= 5
+    assert set(PlayerPointsPack.objects.values_list("player_id", flat=True)) == busy
+    assert player_packs_write("fido", at_least=threshold) == 0  # done already
+    pack = PlayerPointsPack.objects.first()
+    assert pack.rows == len(player_packs.decode(bytes(pack.data), pack.rows))
+    assert pack.rows >= threshold
+    # Another writer at work: this one returns at once.
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with _writer_lock("fido"):
+                held.set()
+                release.wait(30)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    assert held.wait(10)
+    try:
+        assert player_packs_write("fido", at_least=1) == 0
+    finally:
+        release.set()
+        holder.join(10)
+    # The command packs the rest, down to the setting's threshold.
+    settings.FIDO_PLAYER_PACK_MIN_RESULTS = 1
+    rest = entries.count() - len(busy)
+    assert f"packed the points of {rest} player(s) of fido" in run("pack_lists")[0]
+    assert PlayerPointsPack.objects.count() == entries.count()
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_prune_keeps_the_changes_a_player_pack_does_not_see(
+    packed_history: tuple[list[int], Month],
+) -> None:
+    players, june = packed_history
+    match_id = (
+        SideMember.objects.filter(player_id=players[0], counting_month=june.first_day)
+        .values_list("match_id", flat=True)
+        .first()
+    )
+    with recording():
+        SideMember.objects.filter(match_id=match_id).update(score=55)
+    member_changes_prune()
+    with connection.cursor() as cursor:
+        stored = player_packs.read(cursor, players[0], "fido", june)
+    assert stored is not None and match_id in stored.changed.tolist()
+    assert_packs_read_what_scoring_reads(players[:1], june)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_an_insert_into_a_month_a_player_pack_covers_is_logged(
+    packed_history: tuple[list[int], Month],
+) -> None:
+    players, june = packed_history
+    with connection.cursor() as cursor:  # no result pack to log it: the player packs do
+        cursor.execute("TRUNCATE rankings_resultpack CASCADE")
+    me = Player.objects.get(pk=players[0])
+    row = (
+        SideMember.objects.exclude(match__members__player=me)
+        .filter(counting_month=june.prev().first_day)
+        .first()
+    )
+    seat_beside(row, me)
+    with connection.cursor() as cursor:
+        stored = player_packs.read(cursor, me.pk, "fido", june)
+    assert stored is not None and row.match_id in stored.changed.tolist()
+    assert_packs_read_what_scoring_reads([me.pk], june)
+
+
+@pytest.mark.postgres
+@pytest.mark.redis
+@pytest.mark.django_db(transaction=True)
+def test_a_worker_packs_the_points_the_close_s_task_asks_for(
+    live_worker: Any, set_now: Any, settings: Any
+) -> None:
+    random_results(seed=SEED + 2, matches=80, players=20, months=MONTHS[:2])
+    for month in MONTHS[:2]:
+        set_now(after_deadline(month))
+        close(month)
+    settings.FIDO_PLAYER_PACK_MIN_RESULTS = 1
+    assert player_packs_send(discipline="fido")
+    listed = RankingEntry.objects.filter(ranking_list__month=MONTHS[1].first_day).count()
+    give_up = time.monotonic() + 60
+    while PlayerPointsPack.objects.count() < listed:
+        assert time.monotonic() < give_up, "the worker did not pack the players' points"
+        time.sleep(0.2)
+    assert set(PlayerPointsPack.objects.values_list("month", flat=True)) == {MONTHS[1].first_day}
