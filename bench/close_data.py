@@ -473,8 +473,9 @@ def regenerate(args: argparse.Namespace) -> dict[str, Any]:
 def remove_lists(
     args: argparse.Namespace, *, before: dt.date | None = None, result_packs: bool = True
 ) -> None:
-    """Delete the lists of the closed month and later (``before`` None: every list), and
-    the result packs of the same months (``result_packs`` False: every result pack)."""
+    """Delete the lists of the closed month and later (``before`` None: every list), the
+    result packs of the same months (``result_packs`` False: every result pack), and the
+    players' packs of points made after those lists' closes."""
     from rankings.partitions import partition_name
 
     where, params = ("WHERE month >= %s", [first_day(CLOSE)]) if before is None else ("", [])
@@ -493,6 +494,7 @@ def remove_lists(
             "DELETE FROM rankings_resultpackchunk c WHERE NOT EXISTS "
             "(SELECT 1 FROM rankings_resultpack p WHERE p.id = c.pack_id)"
         )
+        conn.execute(f"DELETE FROM rankings_playerpointspack {where}", params)
         conn.execute(
             f"DELETE FROM rankings_projectionreview WHERE ranking_list_id IN ({lists})", params
         )

@@ -12,7 +12,9 @@ What it does, every step bounded and on the loopback interface only:
 1. The data of ``bench/close_month.py``: ``bench/close_data.py ensure`` (a child process:
    1,000,000 players, 12,000,000 results at ``--scale 1``, kept between runs), then, unless
    the list of 2026-03 is published already, ``manage.py close_month 2026-03 --inline``:
-   the pages read the list the close publishes; then ``VACUUM (ANALYZE)`` of the entries,
+   the pages read the list the close publishes; the projection of 2026-04; the packs of
+   the busiest players' points (``manage.py pack_lists``, what a worker does after a
+   close: :mod:`rankings.player_packs`); then ``VACUUM (ANALYZE)`` of the entries,
    as autovacuum does soon after a close on a default server; then a ``CHECKPOINT`` and a
    wait (at most a minute) for the CPUs to be quiet (``bench.common.settle``): the dirty
    buffers of the close and the vacuum are not written during the timed requests, nor
@@ -179,6 +181,12 @@ def prepare(args: argparse.Namespace) -> None:
     print("  " + (out.strip().splitlines() or ["closed"])[0], flush=True)
     out = run_step("the projection of 2026-04", [*MANAGE_SHELL, PROJECT], manage_env(args), 3600)
     print("  " + (out.strip().splitlines() or ["projected"])[0], flush=True)
+    # What a worker does after a close: the busiest players' packs of points (once).
+    started = time.perf_counter()
+    packs = [sys.executable, "manage.py", "pack_lists", "--discipline", "fido"]
+    out = run_step("the packs of the busiest players' points", packs, manage_env(args), 3600)
+    said = [line for line in out.splitlines() if "points" in line]
+    print(f"  {(said or ['packed'])[0]} ({time.perf_counter() - started:.1f} s)", flush=True)
     import psycopg
 
     # What autovacuum does within a minute or so of the close on a default server (the
