@@ -31,7 +31,7 @@ from django.db import connection, transaction
 from matches import clock
 from matches.months import Month
 
-from .. import list_packs, loader, result_packs
+from .. import fladub, list_packs, loader, result_packs
 from ..selectors.lists import current_list
 from ..selectors.window import packed_window
 
@@ -56,7 +56,8 @@ def packs_backfill(
 def result_packs_backfill(discipline: str) -> int:
     """Pack the results of the months of the latest published list's window that no
     result pack holds; return how many months it packed (0 off PostgreSQL, where the
-    close reads every result as a row)."""
+    close reads every result as a row). When every month has its pack, one statement
+    says so and the window is not read."""
     from .close import close_lock
 
     if connection.vendor != "postgresql":
@@ -66,6 +67,8 @@ def result_packs_backfill(discipline: str) -> int:
         if latest is None:
             return 0
         month = Month.of(latest.month)
+        if not _unpacked_months(discipline, month):
+            return 0  # without reading the window (12 million results at full size)
         inputs = packed_window(discipline=discipline, month=month, streams=2)
         if inputs is None or not inputs.plan.uncovered:
             return 0
@@ -77,6 +80,18 @@ def result_packs_backfill(discipline: str) -> int:
             connect=loader.extra_connection,
             now=clock.now(),
         )
+
+
+def _unpacked_months(discipline: str, month: Month) -> int:
+    """How many counting months of L(``month``)'s window have no result pack."""
+    first = month + (1 - fladub.WINDOW_MONTHS)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(DISTINCT month) FROM rankings_resultpack "
+            "WHERE discipline = %s AND month >= %s AND month <= %s",
+            [discipline, first.first_day, month.first_day],
+        )
+        return fladub.WINDOW_MONTHS - int(cursor.fetchone()[0])
 
 
 def member_changes_prune() -> int | None:

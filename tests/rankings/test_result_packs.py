@@ -500,13 +500,21 @@ def test_a_pack_of_a_discipline_with_no_list_counts_whatever_its_month() -> None
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_packs_never_change_and_the_backfill_packs_the_latest_window() -> None:
+def test_packs_never_change_and_the_backfill_packs_the_latest_window(monkeypatch) -> None:
     random_results(seed=SEED + 3, matches=60, players=30, months=MONTHS[:2])
     with transaction.atomic():  # as a close from before the packs: no pack written
         close(MONTHS[0])
     assert packed_months() == []
     assert result_packs_backfill("fido") == 12
-    assert result_packs_backfill("fido") == 0  # again: nothing left to pack
+
+    def unread(**kwargs: Any) -> None:
+        raise AssertionError("the window was read with nothing to pack")
+
+    from rankings.services import packs as packs_service
+
+    monkeypatch.setattr(packs_service, "packed_window", unread)
+    assert result_packs_backfill("fido") == 0  # again: nothing left to pack, nothing read
+    monkeypatch.undo()
     out = run("pack_lists", "--discipline", "fido")[0].strip().splitlines()
     assert out[-3] == "every result of fido is packed"
     assert out[-2] == "every busy player of fido has a pack of points"  # none has 100
