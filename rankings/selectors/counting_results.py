@@ -348,7 +348,7 @@ def _packed_points(
     stale = [
         m
         for m in np.unique(packed.month_played).tolist()
-        if stored.strengths.get(m) != lists.get(m - 1)
+        if first <= m <= latest.index and stored.strengths.get(m) != lists.get(m - 1)
     ]
     keep = (
         (packed.month_played >= first)

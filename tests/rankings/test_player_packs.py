@@ -301,3 +301,28 @@ def test_a_worker_packs_the_points_the_close_s_task_asks_for(
         assert time.monotonic() < give_up, "the worker did not pack the players' points"
         time.sleep(0.2)
     assert set(PlayerPointsPack.objects.values_list("month", flat=True)) == {MONTHS[1].first_day}
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_span_of_fewer_months_than_the_pack_reads_no_row(set_now: Any, copies: list[str]) -> None:
+    """The API's span, L(R) alone, holds 12 of the pack's 13 months played: the month it
+    leaves out (R - 12, whose strength list L(R - 13) the pack names) is no reason to read
+    anything."""
+    june = Month(2025, 6)
+    months = [june + k for k in range(-13, 1)]
+    random_results(seed=SEED + 3, matches=150, players=20, months=months)
+    for month in months:  # every list from L(R - 13) on
+        set_now(after_deadline(month))
+        close(month)
+    assert player_packs_write("fido", at_least=1) > 0
+    [pk] = busy_players(1)
+    with connection.cursor() as cursor:
+        stored = player_packs.read(cursor, pk, "fido", june)
+    assert stored is not None and stored.first_played in stored.columns.month_played.tolist()
+    copies.clear()
+    fast = player_points(pk, discipline="fido", months=[june])
+    assert copies == []
+    slow = player_points(pk, discipline="fido", months=[june], packs=False)
+    assert fast.columns().points.tobytes() == slow.columns().points.tobytes()
+    assert np.array_equal(fast.columns().match_id, slow.columns().match_id)
