@@ -33,13 +33,14 @@ not voided), ``points`` float64: :data:`ROW_BYTES` bytes a result.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from matches.months import Month
+
+from .result_packs import strengths_stored
 
 ROW_BYTES = 8 + 4 + 4 + 4 + 8
 NOT_VOIDED = int(np.iinfo(np.int32).max)
@@ -112,7 +113,8 @@ class Stored:
     month: int
     columns: Columns
     strengths: dict[int, int | None]
-    """Month played (index) -> id of the version of L(M - 1) the points read (None: none)."""
+    """Month played (index) -> id of the version of L(M - 1) the points read (None: none),
+    stored as a result pack stores them (:func:`rankings.result_packs.strengths_read`)."""
     changed: np.ndarray
     """The pack's matches changed after its snapshot (int64, sorted)."""
 
@@ -152,21 +154,9 @@ def read(cursor: Any, player_pk: int, discipline: str, earliest: Month) -> Store
     month, strengths, rows, data, changed = row
     if any(match_id is None for match_id in changed):
         return None
-    if isinstance(strengths, str):
-        strengths = json.loads(strengths)
     return Stored(
         month=Month.of(month).index,
         columns=decode(data, int(rows)),
-        strengths={
-            Month.parse(key).index: (None if value is None else int(value))
-            for key, value in strengths.items()
-        },
+        strengths=strengths_stored(strengths),
         changed=np.array(sorted(changed), dtype=np.int64),
-    )
-
-
-def strengths_json(strengths: dict[int, int | None]) -> str:
-    """:attr:`Stored.strengths` as stored (month played ``YYYY-MM`` -> list id or null)."""
-    return json.dumps(
-        {str(Month.from_index(index)): value for index, value in sorted(strengths.items())}
     )

@@ -215,11 +215,33 @@ class Plan:
     def stale_months(self, pack: PackInfo) -> list[int]:
         """The months played whose points in ``pack`` read another version of L(M - 1)
         than the one in force now (an erratum since)."""
-        return [
-            played
-            for played, list_id in pack.strengths.items()
-            if list_id != self.strength_ids.get(played - 1)
-        ]
+        return stale_months(pack.strengths, self.strength_ids)
+
+
+def strengths_read(played: Iterable[int], strength_ids: Mapping[int, int]) -> dict[str, int | None]:
+    """The versions of the strength lists the points of the months ``played`` (indices)
+    read, as a pack stores them (``strengths``: month played ``YYYY-MM`` -> id of L(M - 1),
+    None where none was published). ``strength_ids``: month index -> id of its list. The
+    players' packs of points (:mod:`rankings.player_packs`) store them so too."""
+    return {fladub.month_label(m): strength_ids.get(m - 1) for m in played}
+
+
+def strengths_stored(stored: str | Mapping[str, Any]) -> dict[int, int | None]:
+    """A pack's ``strengths`` as read back (JSON text or already decoded), by month played
+    (index)."""
+    found = json.loads(stored) if isinstance(stored, str) else stored
+    return {
+        Month.parse(key).index: (None if value is None else int(value))
+        for key, value in found.items()
+    }
+
+
+def stale_months(strengths: Mapping[int, int | None], strength_ids: Mapping[int, int]) -> list[int]:
+    """The months played of ``strengths`` (:func:`strengths_stored`) whose version of
+    L(M - 1) is not the one in ``strength_ids`` (month index -> id of the list in force)."""
+    return [
+        played for played, list_id in strengths.items() if list_id != strength_ids.get(played - 1)
+    ]
 
 
 def plan_read(discipline: str, month: Month, strength_ids: dict[int, int]) -> Plan:
@@ -230,41 +252,55 @@ def plan_read(discipline: str, month: Month, strength_ids: dict[int, int]) -> Pl
     with connection.cursor() as cursor:
         cursor.execute("SELECT pg_current_snapshot()::text")
         snapshot = str(cursor.fetchone()[0])
-        cursor.execute(
-            f"SELECT id, month, played_from, snapshot, strengths, matches, rows "  # noqa: S608
-            f"FROM {_TABLE} WHERE discipline = %s AND month >= %s AND month <= %s "
-            "ORDER BY month",
-            [discipline, Month.from_index(first).first_day, month.first_day],
-        )
-        stored = [_info(row) for row in cursor.fetchall()]
+        stored = _stored(cursor, discipline, month)
         # A pack made at a close whose window began after R - 11 lacks results R needs.
         usable = [pack for pack in stored if pack.played_from <= first]
         changed, everything = _changes(cursor, [pack.snapshot for pack in usable])
     if everything:
         logger.warning("results were truncated since the packs were made: none is used")
         usable = []
-    packed = {pack.month for pack in stored}
     return Plan(
         month=month.index,
         snapshot=snapshot,
         packs=tuple(usable),
-        uncovered=tuple(m for m in range(first, month.index + 1) if m not in packed),
+        uncovered=_uncovered(stored, month),
         changed=changed,
         strength_ids=dict(strength_ids),
     )
 
 
+def uncovered_months(discipline: str, month: Month) -> tuple[int, ...]:
+    """The counting months of L(``month``)'s window that no pack holds (one statement:
+    what :func:`plan_read` calls ``uncovered``, without a plan)."""
+    with connection.cursor() as cursor:
+        return _uncovered(_stored(cursor, discipline, month), month)
+
+
+def _stored(cursor: Any, discipline: str, month: Month) -> list[PackInfo]:
+    """The discipline's packs of the counting months of L(``month``)'s window."""
+    first = month + (1 - fladub.WINDOW_MONTHS)
+    cursor.execute(
+        f"SELECT id, month, played_from, snapshot, strengths, matches, rows "  # noqa: S608
+        f"FROM {_TABLE} WHERE discipline = %s AND month >= %s AND month <= %s "
+        "ORDER BY month",
+        [discipline, first.first_day, month.first_day],
+    )
+    return [_info(row) for row in cursor.fetchall()]
+
+
+def _uncovered(stored: Iterable[PackInfo], month: Month) -> tuple[int, ...]:
+    first = month.index + 1 - fladub.WINDOW_MONTHS
+    packed = {pack.month for pack in stored}
+    return tuple(m for m in range(first, month.index + 1) if m not in packed)
+
+
 def _info(row: Sequence[Any]) -> PackInfo:
-    strengths = row[4] if isinstance(row[4], dict) else json.loads(row[4])
     return PackInfo(
         id=int(row[0]),
         month=Month.of(row[1]).index,
         played_from=Month.of(row[2]).index,
         snapshot=str(row[3]),
-        strengths={
-            Month.parse(key).index: (None if value is None else int(value))
-            for key, value in strengths.items()
-        },
+        strengths=strengths_stored(row[4]),
         matches=int(row[5]),
         rows=int(row[6]),
     )
@@ -670,7 +706,7 @@ def packs_encode(plan: Plan, window: Assembled) -> list[Encoded]:
                 month=month,
                 matches=columns.matches,
                 rows=columns.rows,
-                strengths={fladub.month_label(m): plan.strength_ids.get(m - 1) for m in played},
+                strengths=strengths_read(played, plan.strength_ids),
                 payload=match_bytes + row_bytes,
             )
         )

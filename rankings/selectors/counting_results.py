@@ -59,7 +59,7 @@ from django.db import connection
 
 from matches.months import Month
 
-from .. import fladub, loader, player_packs, sql
+from .. import fladub, loader, player_packs, result_packs, sql
 from .strength_lists import published_ids, restricted, strength_lists
 
 _TWELFTHS = Decimal(fladub.WINDOW_MONTHS)
@@ -346,9 +346,7 @@ def _packed_points(
     lists = published_ids(discipline, {month.prev() for month in served})
     packed = stored.columns
     stale = [
-        m
-        for m in np.unique(packed.month_played).tolist()
-        if first <= m <= latest.index and stored.strengths.get(m) != lists.get(m - 1)
+        m for m in result_packs.stale_months(stored.strengths, lists) if first <= m <= latest.index
     ]
     keep = (
         (packed.month_played >= first)

@@ -31,7 +31,7 @@ from django.db import connection, transaction
 from matches import clock
 from matches.months import Month
 
-from .. import fladub, list_packs, loader, result_packs
+from .. import list_packs, loader, result_packs
 from ..selectors.lists import current_list
 from ..selectors.window import packed_window
 
@@ -67,7 +67,7 @@ def result_packs_backfill(discipline: str) -> int:
         if latest is None:
             return 0
         month = Month.of(latest.month)
-        if not _unpacked_months(discipline, month):
+        if not result_packs.uncovered_months(discipline, month):
             return 0  # without reading the window (12 million results at full size)
         inputs = packed_window(discipline=discipline, month=month, streams=2)
         if inputs is None or not inputs.plan.uncovered:
@@ -80,18 +80,6 @@ def result_packs_backfill(discipline: str) -> int:
             connect=loader.extra_connection,
             now=clock.now(),
         )
-
-
-def _unpacked_months(discipline: str, month: Month) -> int:
-    """How many counting months of L(``month``)'s window have no result pack."""
-    first = month + (1 - fladub.WINDOW_MONTHS)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(DISTINCT month) FROM rankings_resultpack "
-            "WHERE discipline = %s AND month >= %s AND month <= %s",
-            [discipline, first.first_day, month.first_day],
-        )
-        return fladub.WINDOW_MONTHS - int(cursor.fetchone()[0])
 
 
 def member_changes_prune() -> int | None:

@@ -19,6 +19,7 @@ rows); nothing but the packs changes. Off PostgreSQL: nothing (readers score eve
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 from collections.abc import Callable, Iterator
 
@@ -30,7 +31,7 @@ from matches import clock, locks
 from matches import sql as matches_sql
 from matches.months import Month
 
-from .. import player_packs
+from .. import player_packs, result_packs
 from ..selectors.counting_results import player_points
 from ..selectors.lists import current_list
 from ..selectors.strength_lists import published_ids
@@ -109,14 +110,14 @@ def _write_batch(discipline: str, month: Month, players: list[int]) -> int:
             columns = player_points(
                 player_pk, discipline=discipline, months=[month.prev(), month], packs=False
             ).columns()
-            strengths = {m: lists.get(m - 1) for m in np.unique(columns.month_played).tolist()}
+            played = np.unique(columns.month_played).tolist()
             rows.append(
                 (
                     player_pk,
                     discipline,
                     month.first_day,
                     snapshot,
-                    player_packs.strengths_json(strengths),
+                    json.dumps(result_packs.strengths_read(played, lists)),
                     len(columns),
                     player_packs.encode(columns),
                     now,
