@@ -31,9 +31,9 @@ CLOSE_RUNS_RECOVER = "rankings.close_runs_recover"
 MEMBER_CHANGES_PRUNE = "rankings.member_changes_prune"
 PLAYER_PACKS_WRITE = "rankings.player_packs_write"
 
-# One quick retry, then give up: the run stays in the outbox and beat re-sends it.
 logger = logging.getLogger(__name__)
 
+# One quick retry, then give up: the run stays in the outbox and beat re-sends it.
 SEND_RETRY_POLICY = {
     "max_retries": 1,
     "interval_start": 0,
