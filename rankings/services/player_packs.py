@@ -124,11 +124,6 @@ def _write_batch(discipline: str, month: Month, players: list[int]) -> int:
                 )
             )
         cursor.executemany(player_packs.WRITE, rows)
-        cursor.execute(
-            "DELETE FROM rankings_playerpointspack WHERE discipline = %s "
-            "AND player_id = ANY(%s) AND month < %s",
-            [discipline, players, month.first_day],
-        )
     return len(rows)
 
 
