@@ -261,9 +261,9 @@ class Side(AppendOnlyRecord):
 class SideMember(AppendOnlyRecord):
     """A player on a side: one result. Repeats the match's fields the ranking loader needs."""
 
-    # match and player have no index of their own: member_once_per_match (match, player)
-    # and member_player (player, discipline) lead with them. Every index is written four
-    # times or more per submitted table.
+    # match and player have no index of their own: member_once_per_match (match, player) and
+    # member_player (player, discipline, counting_month) lead with them. Every index is
+    # written four times or more per submitted table.
     match = models.ForeignKey(
         Match, on_delete=models.CASCADE, related_name="members", db_index=False
     )
@@ -286,7 +286,7 @@ class SideMember(AppendOnlyRecord):
         ]
         indexes = [
             models.Index(fields=["discipline", "counting_month"], name="member_window"),
-            models.Index(fields=["player", "discipline"], name="member_player"),
+            models.Index(fields=["player", "discipline", "counting_month"], name="member_player"),
         ]
 
     def __str__(self) -> str:

@@ -465,16 +465,19 @@ def player_match_sides_columns(
     }
     condition = ""
     if unpacked is not None:
-        condition = (
-            " AND (s.counting_month > %(packed)s "
-            "OR s.match_id = ANY(CAST(%(changed)s AS bigint[])) "
-            "OR s.month_played = ANY(CAST(%(stale)s AS date[])))"
-        )
-        params |= {
-            "packed": Month.from_index(unpacked.packed).first_day,
-            "changed": [int(m) for m in unpacked.changed],
-            "stale": [Month.from_index(m).first_day for m in unpacked.stale],
-        }
+        # Only the arms that can hold a row: alone (no matches changed, no month stale, the
+        # usual case), the counting months after the pack's are a range of the
+        # ``member_player`` index (player, discipline, counting_month), most often empty,
+        # where an ``OR`` would have PostgreSQL fetch and check every result of the player.
+        arms = ["s.counting_month > %(packed)s"]
+        params["packed"] = Month.from_index(unpacked.packed).first_day
+        if unpacked.changed:
+            arms.append("s.match_id = ANY(CAST(%(changed)s AS bigint[]))")
+            params["changed"] = [int(m) for m in unpacked.changed]
+        if unpacked.stale:
+            arms.append("s.month_played = ANY(CAST(%(stale)s AS date[]))")
+            params["stale"] = [Month.from_index(m).first_day for m in unpacked.stale]
+        condition = f" AND ({' OR '.join(arms)})"
     return Statement(
         f"SELECT {columns}, COALESCE(m.void_effective_month, %(not_voided)s) AS void_month "
         f"{_player_matches_from(condition)}",

@@ -190,6 +190,38 @@ def test_a_pack_spares_the_reading_of_its_results(
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
+def test_the_open_month_s_results_are_a_range_of_the_player_s_index(
+    packed_history: tuple[list[int], Month], copies: list[str]
+) -> None:
+    """The usual case (no match changed, no month stale): the results after the pack's
+    month are found by the range of ``member_player`` (player, discipline, counting_month),
+    not by fetching every result of the player and checking its month."""
+    from rankings import sql
+
+    players, june = packed_history
+    player_points(players[0], discipline="fido", months=[june, june.next()])
+    assert len(copies) == 1 and "s.counting_month >" in copies[0] and "ANY(" not in copies[0]
+    made = sql.player_match_sides_columns(
+        players[0], "fido", june, june.next(), sql.Unpacked(packed=june.index, changed=[], stale=[])
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("SET enable_seqscan = off")  # the test's table is small
+        try:
+            cursor.execute("EXPLAIN " + made.sql, made.params)
+            plan = "\n".join(row[0] for row in cursor.fetchall())
+        finally:
+            cursor.execute("RESET enable_seqscan")
+    conditions = [line for line in plan.splitlines() if "Index Cond" in line]
+    assert any("player_id =" in c and "counting_month >" in c for c in conditions), plan
+    # A changed match or a stale month adds its arm, and only then.
+    changed = sql.player_match_sides_columns(
+        players[0], "fido", june, june.next(), sql.Unpacked(june.index, [7], [june.index])
+    )
+    assert "ANY(CAST(%(changed)s" in changed.sql and "ANY(CAST(%(stale)s" in changed.sql
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
 def test_a_truncate_makes_every_pack_unusable(packed_history: tuple[list[int], Month]) -> None:
     players, june = packed_history
     with connection.cursor() as cursor:
