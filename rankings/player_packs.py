@@ -139,8 +139,12 @@ with the matches changed since its snapshot (NULL among them: a TRUNCATE)."""
 WRITE = f"""
 INSERT INTO {_TABLE} (player_id, discipline, month, snapshot, strengths, rows, data, created_at)
 VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
-ON CONFLICT (player_id, discipline, month) DO NOTHING
+ON CONFLICT (player_id, discipline, month) DO UPDATE SET snapshot = EXCLUDED.snapshot,
+    strengths = EXCLUDED.strengths, rows = EXCLUDED.rows, data = EXCLUDED.data,
+    created_at = EXCLUDED.created_at
 """  # noqa: S608 (constants only)
+"""Insert a pack, or replace the player's pack of that month (the writer packs again only
+a pack an erratum made stale; one writer of a discipline at a time)."""
 
 
 def read(cursor: Any, player_pk: int, discipline: str, earliest: Month) -> Stored | None:

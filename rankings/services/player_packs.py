@@ -2,8 +2,9 @@
 (:mod:`rankings.player_packs`), so that their pages read them from one row.
 
 :func:`player_packs_write`: for the discipline's current list L(R), every player with at
-least ``FIDO_PLAYER_PACK_MIN_RESULTS`` results counting in it and no pack of R yet gets
-one: their results of counting months R - 12 .. R with the points
+least ``FIDO_PLAYER_PACK_MIN_RESULTS`` results counting in it and no pack of R yet, or
+one that read a strength list an erratum has replaced since, gets one (the stale one
+replaced): their results of counting months R - 12 .. R with the points
 :func:`rankings.selectors.counting_results.player_points` computes (the scoring of every
 result, never a pack), read in one ``REPEATABLE READ`` snapshot per batch of players,
 whose text the pack records. Then the packs made after earlier closes go (a pack made
@@ -11,9 +12,10 @@ after R serves every span a reader of the current lists asks for). The Celery ta
 ``rankings.player_packs_write`` runs it after each close, ``manage.py pack_lists`` too.
 
 Guaranteed: one writer of a discipline at a time (a session advisory lock; a second one
-returns 0 at once); safe to repeat (a player packed for R is not packed again) and beside
-submissions (a change after a batch's snapshot is logged, and readers read its match as
-rows); nothing but the packs changes. Off PostgreSQL: nothing (readers score every result).
+returns 0 at once); safe to repeat (a player packed for R is not packed again, unless an
+erratum has made the pack stale since) and beside submissions (a change after a batch's
+snapshot is logged, and readers read its match as rows); nothing but the packs changes.
+Off PostgreSQL: nothing (readers score every result).
 """
 
 from __future__ import annotations
@@ -68,10 +70,11 @@ def player_packs_write(
         if not held:
             logger.info("player packs of %s: another writer is at work", discipline)
             return 0
-        players = _unpacked_players(latest.id, discipline, month, threshold)
+        lists = _strength_lists(discipline, month)
+        players = _players_to_pack(latest.id, discipline, month, threshold, lists)
         written = 0
         for start in range(0, len(players), BATCH):
-            written += _write_batch(discipline, month, players[start : start + BATCH])
+            written += _write_batch(discipline, month, players[start : start + BATCH], lists)
             if progress is not None:
                 progress(min(start + BATCH, len(players)), len(players))
         with connection.cursor() as cursor:
@@ -82,29 +85,46 @@ def player_packs_write(
     return written
 
 
-def _unpacked_players(list_id: int, discipline: str, month: Month, threshold: int) -> list[int]:
-    """The players of list ``list_id`` with at least ``threshold`` counting results and no
-    pack of ``month``, by primary key."""
+def _strength_lists(discipline: str, month: Month) -> dict[int, int]:
+    """L(M - 1) in force for every month played M of a pack of ``month``, R - 12 .. R:
+    month index -> list id."""
+    return published_ids(discipline, {month + k for k in range(-13, 0)})
+
+
+def _players_to_pack(
+    list_id: int, discipline: str, month: Month, threshold: int, lists: dict[int, int]
+) -> list[int]:
+    """The players of list ``list_id`` with at least ``threshold`` counting results whose
+    pack of ``month`` is missing or read a strength list that an erratum has replaced since
+    (``lists``: :func:`_strength_lists`), by primary key. Such a pack still reads right
+    (its readers score the stale months again), only slower: it is packed again."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT e.player_id FROM rankings_rankingentry e WHERE e.ranking_list_id = %s "
-            "AND e.results_counted >= %s AND NOT EXISTS (SELECT 1 FROM "
-            "rankings_playerpointspack p WHERE p.player_id = e.player_id "
-            "AND p.discipline = %s AND p.month = %s) ORDER BY e.player_id",
-            [list_id, max(1, threshold), discipline, month.first_day],
+            "SELECT e.player_id, p.strengths FROM rankings_rankingentry e "
+            "LEFT JOIN rankings_playerpointspack p ON p.player_id = e.player_id "
+            "AND p.discipline = %s AND p.month = %s "
+            "WHERE e.ranking_list_id = %s AND e.results_counted >= %s ORDER BY e.player_id",
+            [discipline, month.first_day, list_id, max(1, threshold)],
         )
-        return [int(row[0]) for row in cursor.fetchall()]
+        return [
+            int(player_pk)
+            for player_pk, strengths in cursor.fetchall()
+            if strengths is None
+            or result_packs.stale_months(result_packs.strengths_stored(strengths), lists)
+        ]
 
 
-def _write_batch(discipline: str, month: Month, players: list[int]) -> int:
-    """Pack ``players`` in one snapshot; return how many packs were inserted."""
+def _write_batch(discipline: str, month: Month, players: list[int], lists: dict[int, int]) -> int:
+    """Pack ``players`` in one snapshot (replacing a pack of ``month`` they have: one that
+    read a replaced strength list); return how many packs were written. ``lists``: the
+    strength lists in force when the run began, :func:`_strength_lists`: an erratum
+    published after it leaves the packs it wrote stale, and the run it sends packs them
+    again."""
     now = clock.now()
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         cursor.execute("SELECT pg_current_snapshot()::text")
         snapshot = str(cursor.fetchone()[0])
-        # L(M - 1) of every month played M of the pack, R - 12 .. R.
-        lists = published_ids(discipline, {month + k for k in range(-13, 0)})
         rows = []
         for player_pk in players:
             columns = player_points(

@@ -19,12 +19,13 @@ from matches.audit import recording
 from matches.models import Match, Player, SideMember
 from matches.months import Month
 from matches.services import match_void, player_merge
-from rankings import player_packs
+from rankings import player_packs, result_packs
 from rankings.dispatch import PLAYER_PACKS_WRITE, player_packs_send
 from rankings.models import PlayerPointsPack, RankingEntry, RankingList
 from rankings.selectors.counting_results import player_points
 from rankings.services.errata import erratum_request
 from rankings.services.packs import member_changes_prune
+from rankings.selectors.strength_lists import published_ids
 from rankings.services.player_packs import _writer_lock, player_packs_write
 from tests.matches.factories import AdminFactory
 from tests.rankings.factories import after_deadline, close, random_results, submit_table
@@ -101,6 +102,21 @@ def assert_packs_read_what_scoring_reads(players: list[int], latest: Month) -> i
     return packed
 
 
+def stale_packs(month: Month) -> list[int]:
+    """The players whose pack of ``month`` read a strength list replaced since."""
+    stale = []
+    with connection.cursor() as cursor:
+        for pk in PlayerPointsPack.objects.filter(month=month.first_day).values_list(
+            "player_id", flat=True
+        ):
+            stored = player_packs.read(cursor, pk, "fido", month)
+            assert stored is not None
+            lists = published_ids("fido", {Month.from_index(m - 1) for m in stored.strengths})
+            if result_packs.stale_months(stored.strengths, lists):
+                stale.append(pk)
+    return sorted(stale)
+
+
 @pytest.fixture
 def packed_history(set_now: Any) -> tuple[list[int], Month]:
     """Results of 2025-03 .. 2025-08, four lists closed (to 2025-06), the busy players'
@@ -159,6 +175,16 @@ def test_points_from_packs_are_the_points_scored_through_every_change(
     _run_task(erratum)
     assert RankingList.objects.get(month=MONTHS[2].first_day, status="published").edition == 2
     assert PLAYER_PACKS_WRITE in [name for name, _kw in sent]  # the task sends the writer
+    assert assert_packs_read_what_scoring_reads(players, june) > 0
+    # The writer packs again the packs that read L(2025-05) v1, and only those, once.
+    stale = stale_packs(june)
+    assert stale and len(stale) < PlayerPointsPack.objects.count()
+    before = dict(PlayerPointsPack.objects.values_list("player_id", "created_at"))
+    assert player_packs_write("fido", at_least=1) == len(stale)
+    assert stale_packs(june) == []
+    after = dict(PlayerPointsPack.objects.values_list("player_id", "created_at"))
+    assert {pk for pk in after if after[pk] != before[pk]} == set(stale)
+    assert player_packs_write("fido", at_least=1) == 0
     assert assert_packs_read_what_scoring_reads(players, june) > 0
 
     # The next list closes: the packs of 2025-06 still serve its pages until replaced.
