@@ -23,9 +23,9 @@ from rankings import player_packs, result_packs
 from rankings.dispatch import PLAYER_PACKS_WRITE, player_packs_send
 from rankings.models import PlayerPointsPack, RankingEntry, RankingList
 from rankings.selectors.counting_results import player_points
+from rankings.selectors.strength_lists import published_ids
 from rankings.services.errata import erratum_request
 from rankings.services.packs import member_changes_prune
-from rankings.selectors.strength_lists import published_ids
 from rankings.services.player_packs import _writer_lock, player_packs_write
 from tests.matches.factories import AdminFactory
 from tests.rankings.factories import after_deadline, close, random_results, submit_table
