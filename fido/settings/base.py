@@ -210,10 +210,14 @@ if REDIS_URL:
     # re-dispatched by its heartbeat within FIDO_CLOSE_STALE_AFTER (+ a beat period).
     # A short connect timeout: a send to a broker that is down or unreachable fails in about
     # a second (the close stays in its run's outbox, rankings.dispatch) instead of ~20 s.
+    # A worker looks for such tasks every interval x throttle seconds (kombu's defaults, 10 and
+    # 10: about 100 s, well under the timeout); a test with a 3 s timeout sets both to 1.
     CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {
         "visibility_timeout": env.int(
             "CELERY_VISIBILITY_TIMEOUT", default=FIDO_CLOSE_TIME_LIMIT + 60 + 120
         ),
+        "unacked_restore_interval": env.int("CELERY_UNACKED_RESTORE_INTERVAL", default=10),
+        "unacked_restore_throttle": env.int("CELERY_UNACKED_RESTORE_THROTTLE", default=10),
         "socket_connect_timeout": 1,
     }
     CACHES = {

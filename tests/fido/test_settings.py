@@ -154,3 +154,18 @@ def test_gunicorn_workers_switch_threads_every_half_millisecond(
         assert sys.getswitchinterval() == pytest.approx(0.002)
     finally:
         sys.setswitchinterval(before)
+
+
+@pytest.mark.redis
+def test_a_worker_looks_for_unacknowledged_tasks_as_its_environment_says() -> None:
+    """kombu's sweep of a dead worker's tasks: about every 100 s by default (10 x 10), and
+    every second for the worker tests, whose 3 s visibility timeout would otherwise wait
+    for it (a redelivery test took 105 s instead of 6)."""
+    script = (
+        "from fido.celery import app; o = app.conf.broker_transport_options; "
+        "print(o['unacked_restore_interval'], o['unacked_restore_throttle'])"
+    )
+    base = {**os.environ, "DJANGO_SETTINGS_MODULE": "fido.settings.base"}
+    assert run_python("-c", script, env=base).stdout.split() == ["10", "10"]
+    fast = {**base, "CELERY_UNACKED_RESTORE_INTERVAL": "1", "CELERY_UNACKED_RESTORE_THROTTLE": "1"}
+    assert run_python("-c", script, env=fast).stdout.split() == ["1", "1"]

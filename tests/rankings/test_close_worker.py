@@ -198,6 +198,9 @@ def worker_process(tmp_path) -> Iterator[Callable[..., subprocess.Popen[bytes]]]
             **os.environ,
             "DATABASE_URL": _database_url(),
             "CELERY_VISIBILITY_TIMEOUT": "3",
+            # Look for unacknowledged tasks every second (kombu's default: about 100 s).
+            "CELERY_UNACKED_RESTORE_INTERVAL": "1",
+            "CELERY_UNACKED_RESTORE_THROTTLE": "1",
             "DJANGO_SETTINGS_MODULE": "fido.settings.base",
             **(env or {}),
         }
