@@ -14,8 +14,9 @@ never replays a game: a close, any ``manage.py`` command, a web or Celery worker
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from matches.rules.exports import lazy_names
 
 if TYPE_CHECKING:
     from matches.rules.engine import replay
@@ -23,22 +24,12 @@ if TYPE_CHECKING:
 
 __all__ = ["IllegalMove", "RecordError", "RuleError", "replay"]
 
-_HOMES = {
-    "replay": "matches.rules.engine",
-    "IllegalMove": "matches.rules.errors",
-    "RecordError": "matches.rules.errors",
-    "RuleError": "matches.rules.errors",
-}
-
-
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # looked up once
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(
+    globals(),
+    {
+        "replay": "matches.rules.engine",
+        "IllegalMove": "matches.rules.errors",
+        "RecordError": "matches.rules.errors",
+        "RuleError": "matches.rules.errors",
+    },
+)

@@ -56,7 +56,7 @@ from matches import sql as matches_sql
 from matches.disciplines import CODES
 from matches.models import ClosedMonth
 from matches.months import Month, deadline
-from matches.services import month_freeze
+from matches.services.freeze import month_freeze
 
 from .. import (
     allocator,
