@@ -8,8 +8,9 @@ Django, so it is tested with plain unit tests and usable from any process.
 
 The names below are loaded when first used (PEP 562): importing a submodule alone, as the
 matches app does for :mod:`matches.rules.i18n` at start-up, does not load the engine and its
-five variants (14 ms from bytecode, 45 ms from source, at the start of every process that
-never replays a game: a close, any ``manage.py`` command, a web or Celery worker).
+five variants (14 ms from bytecode, 45 ms from source) in a process that uses none of them:
+a close, or a ``manage.py`` command that replays no game. A web or Celery worker still loads
+them when it loads the URLconf, whose records API replays records.
 """
 
 from __future__ import annotations

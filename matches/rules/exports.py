@@ -11,7 +11,7 @@ lists the loaded and the not yet loaded names. A package that re-exports this wa
 the imports under ``typing.TYPE_CHECKING`` for the type checker.
 
 Pure Python, no Django, so that the rules engine can use it (the matches app installs its
-translator at every start, the engine itself loads only when a game is replayed), and so
+translator at every start; the engine loads when one of its names is first used), and so
 does :mod:`matches.services` (the close needs only its month's freeze).
 """
 
