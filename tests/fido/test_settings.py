@@ -121,6 +121,10 @@ def test_the_production_procfile_sets_no_development_settings() -> None:
     )
     assert commands["web"].startswith("gunicorn ") and "fido.wsgi:application" in commands["web"]
     assert commands["worker"].startswith("celery -A fido worker")
+    # The release migrates, then packs what an upgrade left unpacked, before any close.
+    release = commands["release"].split(" && ")
+    assert release[0] == "python manage.py migrate --noinput"
+    assert release[-1] == "python manage.py pack_lists"
     # The demo's Procfile is the development path, explicitly.
     demo = (ROOT / "deploy" / "Procfile.demo").read_text()
     assert demo.count("DJANGO_SETTINGS_MODULE=fido.settings.base") == 3
