@@ -917,6 +917,24 @@ def list_csv_sha256(
     return None if carriage_return else digest.hexdigest()
 
 
+def players_csv(conn: Any) -> tuple[bytearray, int]:
+    """Every player's ``id,player_id,name,country`` as PostgreSQL's ``COPY ... (FORMAT
+    csv)`` writes them (the fields of :func:`_list_csv_statement`, quoted as there), in no
+    particular order, and how many players there are, both in one snapshot, read on the
+    psycopg connection ``conn`` (:func:`rankings.list_csv.player_fields` indexes them)."""
+    player = Player._meta.db_table
+    with conn.transaction(), conn.cursor() as cursor:
+        cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        cursor.execute(f"SELECT count(*) FROM {player}")  # noqa: S608
+        rows = int(cursor.fetchone()[0])
+        data = _read_copy(
+            conn,
+            "COPY (SELECT id, NULLIF(player_id, ''), NULLIF(name, ''), "  # noqa: S608
+            f"NULLIF(country, '') FROM {player}) TO STDOUT (FORMAT csv, ENCODING 'UTF8')",
+        )
+    return data, rows
+
+
 def _list_csv_statement(list_id: int, table: str | None = None) -> str:
     entry, player = table or RankingEntry._meta.db_table, Player._meta.db_table
     return (

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from . import fladub
+from . import fladub, list_csv
 from .models import RankingList
 from .sql import ListInfo
 
@@ -186,6 +186,41 @@ def partition_content_digest(list_id: int, *, conn: Any, table: str) -> str | No
     from .loader import list_csv_sha256
 
     return list_csv_sha256(list_id, _csv_header(), conn=conn, table=table)
+
+
+def player_fields_read(*, conn: Any) -> list_csv.PlayerFields | None:
+    """Every player's fields as the list's CSV writes them, read on the psycopg connection
+    ``conn`` (PostgreSQL) and indexed (:func:`rankings.list_csv.player_fields`): the input
+    of :func:`arrays_content_digest`; None when a field holds a line feed."""
+    from .loader import players_csv
+
+    return list_csv.player_fields(*players_csv(conn))
+
+
+def arrays_content_digest(
+    ranking: fladub.RankingList, fields: list_csv.PlayerFields | None
+) -> str | None:
+    """:func:`content_digest` of a list about to be written, from its computed arrays and
+    the players' fields (:func:`player_fields_read`): the rows written by
+    :func:`rankings.list_csv.csv_rows`, byte for byte those of
+    :func:`partition_content_digest`, without reading the list back. None when it cannot
+    tell (no ``fields``: a player's field holds a line feed; a listed player's field holds
+    a carriage return): the caller then uses :func:`partition_content_digest`."""
+    if fields is None:
+        return None
+    digest = hashlib.sha256(_csv_header())
+    for block in list_csv.csv_rows(
+        fields,
+        rank=ranking.rank,
+        player=ranking.player,
+        fladub_cents=ranking.fladub_cents,
+        results_counted=ranking.results_counted,
+        previous_rank=ranking.previous_rank,
+    ):
+        if b"\r" in block:
+            return None  # quoted differently by the download (list_csv_sha256)
+        digest.update(block)
+    return digest.hexdigest()
 
 
 def list_seal(list_id: int, inputs: InputsDigest, *, content: str | None = None) -> None:

@@ -43,8 +43,9 @@ import contextlib
 import datetime as dt
 import functools
 import logging
+import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from django.conf import settings
@@ -162,11 +163,18 @@ def month_close(
             else:
                 basis = _erratum_start(erratum, month, discipline, tracker=tracker)
             packing = None
+            fields: list[Future[Any]] = []  # the seal's players, read from the compute on
             if basis is not None or workers <= 1:
                 ranking, inputs, packing = _compute(
-                    month, discipline, streams=_streams(streams), tracker=tracker, basis=basis
+                    month,
+                    discipline,
+                    streams=_streams(streams),
+                    tracker=tracker,
+                    basis=basis,
+                    at_compute=functools.partial(_seal_fields_early, fields),
                 )
             else:
+                _seal_fields_early(fields)
                 ranking, inputs = _compute_sharded(
                     month, discipline, shards=workers, tracker=tracker, timeout=shard_timeout
                 )
@@ -179,6 +187,7 @@ def month_close(
                     tracker=tracker,
                     erratum=erratum,
                     basis=basis,
+                    fields=fields,
                 )
             finally:
                 if packing is not None:
@@ -199,10 +208,11 @@ def _write_and_publish(
     tracker: RunTracker,
     erratum: Erratum | None,
     basis: ErratumBasis | None,
+    fields: list[Future[Any]],
 ) -> RankingList:
     """Stages 4 and 5: the entries of a new attempt, its seal, the publication."""
     attempt, content = _write(
-        month, discipline, ranking, tracker=tracker, erratum=erratum, basis=basis
+        month, discipline, ranking, tracker=tracker, erratum=erratum, basis=basis, fields=fields
     )
     listed = ranking.to_published()  # its pack: the arrays just written as entries
     del ranking
@@ -258,6 +268,7 @@ def _compute(
     streams: int,
     tracker: RunTracker,
     basis: ErratumBasis | None = None,
+    at_compute: Callable[[], Any] = lambda: None,
 ) -> tuple[fladub.RankingList, seal.InputsDigest, Callable[[], int] | None]:
     """Stages 2 and 3: read the window, compute the list and hash the window (for the
     seal). The computation on this thread overlaps two waits on the other core: the
@@ -266,7 +277,8 @@ def _compute(
     The computation's big temporaries come from a reused heap (:mod:`rankings.allocator`).
     A close (not an erratum) reads the points of earlier months from the result packs
     and packs the months it counts first, in a thread (:mod:`rankings.result_packs`): the
-    function returned last waits for that write (None when there is nothing to pack)."""
+    function returned last waits for that write (None when there is nothing to pack).
+    ``at_compute()`` is called when the window is read and the computation begins."""
     tracker.stage("load")
     packed = None
     if basis is None and _result_packs_used():
@@ -274,12 +286,14 @@ def _compute(
             discipline=discipline, month=month, streams=streams, order_later=True
         )
     if packed is not None:
+        at_compute()
         ranking, digest, packs = _compute_packed(packed, month, tracker=tracker)
         return ranking, digest, _pack_later(packed, packs)
     inputs = window(
         discipline=discipline, month=month, streams=streams, basis=basis, order_later=True
     )
     tracker.stage("compute")
+    at_compute()
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="fido-seal") as pool:
         hashing = pool.submit(seal.inputs_digest, inputs.sides)
         with allocator.big_blocks_reused():
@@ -393,11 +407,15 @@ def _write(
     tracker: RunTracker,
     erratum: Erratum | None = None,
     basis: ErratumBasis | None = None,
+    fields: list[Future[Any]] | None = None,
 ) -> tuple[RankingList, str | None]:
     """Stage 4: the entries, in a new list (``computing``: invisible to readers); with
-    several streams, the SHA-256 of the list's CSV download is computed meanwhile, on a
-    connection of its own while the indexes are built (:func:`seal.partition_content_digest`:
-    the seal's content digest, None when not computed)."""
+    several streams, the SHA-256 of the list's CSV download (the seal's content digest,
+    None when not computed) is computed meanwhile, in a thread, from the computed arrays
+    and the players' fields (:func:`seal.arrays_content_digest`; ``fields``: their read
+    under way, :func:`_seal_fields_start`, taken from the list), or, when that cannot
+    tell, read back on a connection of its own while the indexes are built
+    (:func:`seal.partition_content_digest`)."""
     tracker.stage("write")
     streams = _write_streams()
     content: list[str | None] = []
@@ -407,11 +425,19 @@ def _write(
         # row must be committed first for them to see it. It stays ``computing``
         # (invisible) until the publication; a failure marks it failed, and the next
         # close deletes whatever entries it got (as after a crash).
+        reading = fields.pop() if fields else _seal_fields_start([])
+        from_arrays = loader.in_thread(
+            functools.partial(_arrays_digest, ranking, reading), name="fido-seal-csv"
+        )
+        del reading
         attempt = new_attempt()
         list_id = attempt.pk
 
         def sealed_meanwhile(conn: Any, table: str) -> None:
-            content.append(seal.partition_content_digest(list_id, conn=conn, table=table))
+            found = from_arrays.result()
+            if found is None:
+                found = seal.partition_content_digest(list_id, conn=conn, table=table)
+            content.append(found)
 
         try:
             count = writer.write_entries(
@@ -433,6 +459,44 @@ def _write(
         writer.analyze_entries(attempt.pk)
     tracker.stage_done()
     return attempt, (content[0] if content else None)
+
+
+def _seal_fields_start(started: list[Future[Any]]) -> Future[Any]:
+    """Read the players' fields for the seal (:func:`seal.player_fields_read`) in a thread
+    on a connection of its own; the future is appended to ``started`` and returned."""
+
+    def read() -> Any:
+        begun = time.perf_counter()
+        conn = loader.extra_connection()
+        try:
+            fields = seal.player_fields_read(conn=conn)
+        finally:
+            conn.close()
+        logger.info("players' fields for the seal: %.2f s", time.perf_counter() - begun)
+        return fields
+
+    future = loader.in_thread(read, name="fido-seal-players")
+    started.append(future)
+    return future
+
+
+def _seal_fields_early(started: list[Future[Any]]) -> None:
+    """:func:`_seal_fields_start` when the write will use them (several streams), so that
+    PostgreSQL reads the players while this process computes."""
+    if _write_streams() > 1:
+        _seal_fields_start(started)
+
+
+def _arrays_digest(ranking: fladub.RankingList, reading: Future[Any]) -> str | None:
+    """:func:`seal.arrays_content_digest` once the players' fields are read."""
+    started = time.perf_counter()
+    found = seal.arrays_content_digest(ranking, reading.result())
+    logger.info(
+        "content digest from the arrays: %s in %.2f s",
+        "done" if found else "not computed (read back instead)",
+        time.perf_counter() - started,
+    )
+    return found
 
 
 def _new_attempt(

@@ -616,13 +616,22 @@ def test_without_result_packs_the_close_reads_every_result_as_a_row(settings) ->
 
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
-def test_the_seal_computed_during_the_write_fails_the_close_cleanly(monkeypatch) -> None:
+@pytest.mark.parametrize(
+    "failing", ["player_fields_read", "arrays_content_digest", "partition_content_digest"]
+)
+def test_the_seal_computed_during_the_write_fails_the_close_cleanly(
+    monkeypatch, failing: str
+) -> None:
+    """The digest from the arrays (the players' read, the rows written), or read back
+    from PostgreSQL when the arrays cannot tell: a failure of either fails the close."""
     random_results(seed=SEED + 6, matches=60, players=30, months=MONTHS[:1])
 
     def broken(*args: Any, **kwargs: Any) -> str:
         raise RuntimeError("the digest's connection dropped")
 
-    monkeypatch.setattr(seal, "partition_content_digest", broken)
+    if failing == "partition_content_digest":
+        monkeypatch.setattr(seal, "arrays_content_digest", lambda *args: None)
+    monkeypatch.setattr(seal, failing, broken)
     with pytest.raises(RuntimeError, match="connection dropped"):
         close(MONTHS[0])
     assert not RankingList.objects.filter(status="published").exists()

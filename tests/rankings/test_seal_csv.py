@@ -10,12 +10,13 @@ import hashlib
 import random
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 
 from matches.models import Player
-from rankings import loader, seal
+from rankings import fladub, loader, seal
 from rankings.export import csv_header
-from rankings.models import RankingList
+from rankings.models import RankingEntry, RankingList
 from tests.matches.factories import ClubFactory
 from tests.rankings.test_commands import run
 from tests.rankings.web.conftest import Row, publish
@@ -123,3 +124,60 @@ def test_an_empty_list_is_its_header() -> None:
     expected = hashlib.sha256(csv_header().encode()).hexdigest()
     assert loader.list_csv_sha256(ranking_list.id, csv_header().encode()) == expected
     assert seal.export_digest(ranking_list) == expected
+
+
+def _arrays(ranking_list: RankingList) -> fladub.RankingList:
+    """The list's columns in list order, as the close holds them when it writes them."""
+    rows = list(
+        RankingEntry.objects.filter(ranking_list=ranking_list)
+        .order_by("rank", "id")
+        .values_list("rank", "player_id", "fladub_cents", "results_counted", "previous_rank")
+    )
+    columns = np.array([[v or 0 for v in row] for row in rows], dtype=np.int64).reshape(-1, 5)
+    return fladub.RankingList(
+        month=0,
+        rank=columns[:, 0],
+        player=columns[:, 1],
+        fladub_cents=columns[:, 2],
+        results_counted=columns[:, 3],
+        previous_rank=columns[:, 4],
+    )
+
+
+def _from_arrays(ranking_list: RankingList) -> str | None:
+    conn = loader.extra_connection()
+    try:
+        fields = seal.player_fields_read(conn=conn)
+        return seal.arrays_content_digest(_arrays(ranking_list), fields)
+    finally:
+        conn.close()
+
+
+@pytest.mark.django_db(transaction=True)  # the digest reads the players on a connection of its own
+def test_the_close_writes_the_bytes_of_the_download_from_its_arrays() -> None:
+    # Every awkward name but those holding a line feed or a carriage return; players who
+    # are in no list are in the players' CSV too.
+    names = [name for name in AWKWARD if "\n" not in name and "\r" not in name]
+    rng = random.Random(11)
+    pool = "aZ ,\"'\\.;é߀中🁣-\u2013\u00a0\u2028\u0085N"
+    names += ["".join(rng.choice(pool) for _ in range(rng.randint(0, 12))) for _ in range(300)]
+    players = _players(names, countries=("DE", "AT", "CH", "NO"))
+    ranking_list = _published(_rows(players[: len(players) - 40], seed=4))
+    assert _from_arrays(ranking_list) == _exported(ranking_list)
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("name", ["two\nlines", "car\rriage"])
+def test_a_line_break_in_any_name_leaves_the_digest_to_postgresql(name: str) -> None:
+    players = _players(["plain", "other", name])
+    # A line feed anywhere in the players' fields: even a player the list does not hold.
+    ranking_list = _published(_rows(players[: 3 if "\r" in name else 2], seed=5))
+    assert _from_arrays(ranking_list) is None
+    assert seal.content_digest(ranking_list) == _exported(ranking_list)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_empty_list_from_its_arrays_is_its_header() -> None:
+    _players(["plain"])
+    ranking_list = _published([])
+    assert _from_arrays(ranking_list) == hashlib.sha256(csv_header().encode()).hexdigest()

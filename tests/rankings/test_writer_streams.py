@@ -12,8 +12,9 @@ from typing import Any
 import numpy as np
 import pytest
 
+from matches.models import Player
 from matches.months import Month
-from rankings import partitions, writer
+from rankings import partitions, seal, writer
 from rankings.models import RankingEntry, RankingList
 from tests.matches.factories import ClubFactory, PlayerFactory
 from tests.rankings.factories import close, submit_table
@@ -130,3 +131,22 @@ def test_several_streams_keep_each_tie_in_list_order(settings, monkeypatch) -> N
     )
     tie = sorted(str(p.player_id) for p in winners[1:])
     assert read_back == [(1, winners[0].player_id)] + [(2, player_id) for player_id in tie]
+
+
+@pytest.mark.parametrize("name", [None, "a line\nfeed"])
+def test_the_seal_of_a_close_on_two_streams_is_the_download_s_digest(
+    history,  # noqa: F811
+    settings,
+    caplog,
+    name: str | None,
+) -> None:
+    """Written from the close's arrays (rankings.list_csv), or, when a player's name holds
+    a line feed, read back from PostgreSQL: either way the digest of the download."""
+    settings.FIDO_CLOSE_WRITE_STREAMS = 2
+    if name is not None:
+        Player.objects.filter(pk=Player.objects.order_by("pk").first().pk).update(name=name)
+    with caplog.at_level(logging.INFO, logger="rankings.services.close"):
+        published = close(TARGET)
+    said = "not computed (read back instead)" if name else "done"
+    assert f"content digest from the arrays: {said}" in caplog.text
+    assert published.content_sha256 == seal.export_digest(published)
