@@ -26,12 +26,13 @@ formatted as the template filters format them (``floatformat``, ``number_format`
 
 from __future__ import annotations
 
+import string
 from collections.abc import Iterable
 from decimal import ROUND_HALF_UP, Decimal
 from functools import lru_cache
 from html import escape as html_escape
 from typing import Any
-from urllib.parse import quote as urlquote
+from urllib.parse import quote
 
 from django import template
 from django.template.base import FilterExpression, NodeList, Parser, Token, token_kwargs
@@ -50,6 +51,16 @@ from rankings.selectors.navigation import is_secretary
 register = template.Library()
 
 _ESCAPED = frozenset("&<>\"'")
+
+
+# What ``quote`` leaves as it is (its default ``safe`` is "/"): federation and club ids.
+_URL_SAFE = frozenset(string.ascii_letters + string.digits + "_.-~/")
+
+
+def urlquote(text: str) -> str:
+    """:func:`urllib.parse.quote`, the text itself when it holds nothing to quote (every
+    generated id: a page links hundreds)."""
+    return text if _URL_SAFE.issuperset(text) else quote(text)
 
 
 def escape(text: str) -> str:
@@ -230,9 +241,13 @@ def member_rows(members: Iterable[Any], lists: Iterable[Any], urls: dict[str, st
         f'<td class="num"><span class="muted" aria-label="{escape(_("unranked"))}">'
         "\N{EN DASH}</span></td>"
     )
+    country_names: dict[str, str] = {}  # escaped, by code: looked up once per country
     rows = []
     for member in members:
         player, entries = member.player, member.entries
+        country = country_names.get(player.country)
+        if country is None:
+            country = country_names[player.country] = escape(country_name(player.country))
         cells = []
         for discipline in disciplines:
             entry = entries.get(discipline)
@@ -247,7 +262,7 @@ def member_rows(members: Iterable[Any], lists: Iterable[Any], urls: dict[str, st
         rows.append(
             f'<tr><th scope="row"><a href="{player_url}{escape(urlquote(player.player_id))}/">'
             f'{escape(player.name)}</a> <small class="pid">{escape(player.player_id)}</small></th>'
-            f"<td>{escape(country_name(player.country))}</td>{''.join(cells)}</tr>\n"
+            f"<td>{country}</td>{''.join(cells)}</tr>\n"
         )
     return mark_safe("".join(rows))  # noqa: S308 - every value above is escaped
 
@@ -263,6 +278,9 @@ def recent_rows(
     player_url = escape(urls["player"])
     on_time, late = escape(_("on time")), escape(_("late"))
     side_words, place_words = _("Side %(n)s"), _("place %(place)s")
+    # Translated names, escaped once per call (lazy: each use would translate anew).
+    named = {code: escape(str(name)) for code, name in names.items()}
+    categorised = {code: escape(str(name)) for code, name in categories.items()}
     rows = []
     for match in matches:
         sides = "".join(
@@ -275,12 +293,13 @@ def recent_rows(
             f"({escape(place_words % {'place': side.place})})</span></li>"
             for n, side in enumerate(match.sides, start=1)
         )
-        category = categories.get(match.category, match.category)
+        discipline = named.get(match.discipline) or escape(str(match.discipline))
+        category = categorised.get(match.category) or escape(str(match.category))
         rows.append(
             "<tr>"
             f'<td class="nowrap">{match.date_played:%Y-%m-%d}</td>'
-            f"<td>{escape(str(names.get(match.discipline, match.discipline)))}</td>"
-            f"<td>{escape(str(category))}</td>"
+            f"<td>{discipline}</td>"
+            f"<td>{category}</td>"
             f'<td><ul class="sides-list">{sides}</ul></td>'
             f'<td><span class="status status-{escape(match.status)}">'
             f"{on_time if match.status == 'on_time' else late}</span></td>"

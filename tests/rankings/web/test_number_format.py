@@ -1,9 +1,10 @@
 """The player page's fast two-decimal formatter writes what ``floatformat:2`` writes; the
-rows' escaping writes what ``html.escape`` writes."""
+rows' escaping writes what ``html.escape`` writes, their links' ids what ``quote`` writes."""
 
 from __future__ import annotations
 
 import html
+from urllib.parse import quote
 
 import pytest
 from django.template.defaultfilters import floatformat
@@ -12,7 +13,7 @@ from django.utils.formats import get_format
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from rankings.templatetags.public_tags import escape, two_places
+from rankings.templatetags.public_tags import escape, two_places, urlquote
 
 pytestmark = pytest.mark.django_db(databases=[])
 
@@ -46,3 +47,12 @@ def test_two_places_writes_what_floatformat_writes(language: str, value: float) 
 @example(text='<b>Ann</b> O\'Hara & "Bo"')
 def test_escape_writes_what_html_escape_writes(text: str) -> None:
     assert escape(text) == html.escape(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from("P-0123Cb_.~/ %?#äé&"), max_size=20) | st.text())
+@example(text="P-000121")
+@example(text="CLUB-002623")
+@example(text="a b/c?d#e")
+def test_urlquote_writes_what_quote_writes(text: str) -> None:
+    assert urlquote(text) == quote(text)
