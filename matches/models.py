@@ -195,6 +195,9 @@ class Match(AppendOnlyRecord):
         indexes = [
             models.Index(fields=["discipline", "counting_month"]),
             models.Index(fields=["club", "-received_at"]),
+            # A club's page: its latest matches and its punctuality by day played, without
+            # reading every match of the club (migration 0007).
+            models.Index(fields=["club", "-date_played", "-id"], name="match_club_played"),
             models.Index(
                 fields=["voided_by"],
                 condition=Q(voided_by__isnull=False),

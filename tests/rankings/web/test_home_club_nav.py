@@ -262,3 +262,24 @@ def test_club_members_link_their_pages_and_numbers_follow_the_language(
     assert '<a href="/players/P-000001/">Player 01</a>' in members
     assert "(100,00)" in members and "(100.00)" not in members
     assert 'aria-label="ohne Platz"' in members  # Player 01 is not on the Austrian list
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize("statement", ["latest_seats", "played_days"])
+def test_the_club_pages_reads_of_its_matches_use_their_index(punctual_club, statement) -> None:
+    """Its latest matches and its punctuality find the club's matches by day played
+    (``match_club_played``, migration 0007), not every match of the club. Index scans
+    only, as on a large table: on these few rows PostgreSQL would read the table."""
+    from django.db import connection
+
+    from rankings import club_sql
+
+    if statement == "latest_seats":
+        found = club_sql.latest_seats(punctual_club.pk, matches=20)
+    else:
+        found = club_sql.played_days(punctual_club.pk, dt.date(2025, 6, 1), dt.date(2026, 5, 31))
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN " + found.sql, found.params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "match_club_played" in plan, plan
