@@ -186,10 +186,8 @@ def ranking_rows(entries: Iterable[Any], urls: dict[str, str]) -> SafeString:
     each of the some 600 values of a page."""
     player_url, club_url = escape(urls["player"]), escape(urls["club"])
     rows = []
-    names: dict[str, str] = {}  # a country's name, looked up once a page
+    names = _CountryNames()
     for entry in entries:
-        if entry.country not in names:
-            names[entry.country] = escape(country_name(entry.country))
         pid, country = escape(entry.player_id), names[entry.country]
         link = f"{player_url}{escape(urlquote(entry.player_id))}/"
         podium = f' class="podium podium-{entry.rank:d}"' if entry.rank <= 3 else ""
@@ -241,13 +239,10 @@ def member_rows(members: Iterable[Any], lists: Iterable[Any], urls: dict[str, st
         f'<td class="num"><span class="muted" aria-label="{escape(_("unranked"))}">'
         "\N{EN DASH}</span></td>"
     )
-    country_names: dict[str, str] = {}  # escaped, by code: looked up once per country
+    countries = _CountryNames()
     rows = []
     for member in members:
         player, entries = member.player, member.entries
-        country = country_names.get(player.country)
-        if country is None:
-            country = country_names[player.country] = escape(country_name(player.country))
         cells = []
         for discipline in disciplines:
             entry = entries.get(discipline)
@@ -262,7 +257,7 @@ def member_rows(members: Iterable[Any], lists: Iterable[Any], urls: dict[str, st
         rows.append(
             f'<tr><th scope="row"><a href="{player_url}{escape(urlquote(player.player_id))}/">'
             f'{escape(player.name)}</a> <small class="pid">{escape(player.player_id)}</small></th>'
-            f"<td>{country}</td>{''.join(cells)}</tr>\n"
+            f"<td>{countries[player.country]}</td>{''.join(cells)}</tr>\n"
         )
     return mark_safe("".join(rows))  # noqa: S308 - every value above is escaped
 
@@ -440,6 +435,15 @@ def country_name(code: Any) -> str:
     countries of hundreds of members; django-countries translates anew on every call)."""
     text = str(code or "")
     return _country_name(text, get_language()) if text else ""
+
+
+class _CountryNames(dict[str, str]):
+    """Country codes to their names in the active language, escaped, each looked up on
+    its first use: a table's rows name the same few countries hundreds of times."""
+
+    def __missing__(self, code: str) -> str:
+        name = self[code] = escape(country_name(code))
+        return name
 
 
 @lru_cache(maxsize=4096)
