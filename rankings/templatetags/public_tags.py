@@ -288,8 +288,8 @@ def recent_rows(
             f"({escape(place_words % {'place': side.place})})</span></li>"
             for n, side in enumerate(match.sides, start=1)
         )
-        discipline = named.get(match.discipline) or escape(str(match.discipline))
-        category = categorised.get(match.category) or escape(str(match.category))
+        discipline = named.get(match.discipline, escape(str(match.discipline)))
+        category = categorised.get(match.category, escape(str(match.category)))
         rows.append(
             "<tr>"
             f'<td class="nowrap">{match.date_played:%Y-%m-%d}</td>'
