@@ -18,27 +18,24 @@ INDEX = models.Index(fields=["club", "-date_played", "-id"], name="match_club_pl
 TABLE = "matches_match"
 
 
-def _create(apps, schema_editor):
-    model = apps.get_model("matches", "Match")
-    if schema_editor.connection.vendor != "postgresql":
-        schema_editor.add_index(model, INDEX)
-        return
-    with schema_editor.connection.cursor() as cursor:
-        # A build interrupted earlier leaves an invalid index of this name: start again.
-        cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {INDEX.name}")
-        cursor.execute(
-            f"CREATE INDEX CONCURRENTLY {INDEX.name} "  # noqa: S608
-            f"ON {TABLE} (club_id, date_played DESC, id DESC)"
-        )
+def _index(*, build: bool):
+    """The migration's operation (``build``) or its reverse."""
 
+    def run(apps, schema_editor):
+        if schema_editor.connection.vendor != "postgresql":
+            model = apps.get_model("matches", "Match")
+            (schema_editor.add_index if build else schema_editor.remove_index)(model, INDEX)
+            return
+        with schema_editor.connection.cursor() as cursor:
+            # Either way, first drop what an interrupted build may have left (invalid).
+            cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {INDEX.name}")
+            if build:
+                cursor.execute(
+                    f"CREATE INDEX CONCURRENTLY {INDEX.name} "  # noqa: S608
+                    f"ON {TABLE} (club_id, date_played DESC, id DESC)"
+                )
 
-def _drop(apps, schema_editor):
-    model = apps.get_model("matches", "Match")
-    if schema_editor.connection.vendor != "postgresql":
-        schema_editor.remove_index(model, INDEX)
-        return
-    with schema_editor.connection.cursor() as cursor:
-        cursor.execute(f"DROP INDEX CONCURRENTLY IF EXISTS {INDEX.name}")
+    return run
 
 
 class Migration(migrations.Migration):
@@ -51,6 +48,6 @@ class Migration(migrations.Migration):
     operations = [
         migrations.SeparateDatabaseAndState(
             state_operations=[migrations.AddIndex(model_name="match", index=INDEX)],
-            database_operations=[migrations.RunPython(_create, _drop)],
+            database_operations=[migrations.RunPython(_index(build=True), _index(build=False))],
         ),
     ]
