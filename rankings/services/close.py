@@ -467,11 +467,8 @@ def _seal_fields_start(started: list[Future[Any]]) -> Future[Any]:
 
     def read() -> Any:
         begun = time.perf_counter()
-        conn = loader.extra_connection()
-        try:
+        with loader.extra_connection() as conn:  # psycopg closes it on leaving
             fields = seal.player_fields_read(conn=conn)
-        finally:
-            conn.close()
         logger.info("players' fields for the seal: %.2f s", time.perf_counter() - begun)
         return fields
 
