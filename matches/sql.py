@@ -125,13 +125,19 @@ def _select_plan(
     return columns, [f.attname for f in fields], converters
 
 
-def execute(statement: Statement) -> list[tuple[Any, ...]]:
+def execute(
+    statement: Statement, *, dumpers: Mapping[type, type] | None = None
+) -> list[tuple[Any, ...]]:
     """Run one statement; its rows (an empty list for a statement without rows)."""
-    return execute_all([statement])[0]
+    return execute_all([statement], dumpers=dumpers)[0]
 
 
-def execute_all(statements: Sequence[Statement]) -> list[list[tuple[Any, ...]]]:
-    """Run statements in order, on one cursor; the rows of each.
+def execute_all(
+    statements: Sequence[Statement], *, dumpers: Mapping[type, type] | None = None
+) -> list[list[tuple[Any, ...]]]:
+    """Run statements in order, on one cursor; the rows of each. ``dumpers``: psycopg
+    dumpers by Python type for this cursor's parameters (PostgreSQL), instead of the
+    connection's.
 
     (psycopg's pipeline mode would send them in one round trip, but measured on the
     submission path it cost the web worker more CPU than the round trips it saved: its
@@ -152,6 +158,8 @@ def execute_all(statements: Sequence[Statement]) -> list[list[tuple[Any, ...]]]:
     started = time.monotonic()
     out = []
     with db.wrap_database_errors, psycopg.RawCursor(db.connection) as raw:
+        for python_type, dumper in (dumpers or {}).items():
+            raw.adapters.register_dumper(python_type, dumper)
         for statement in statements:
             text, names = _numbered(statement.sql)
             params = statement.params

@@ -10,9 +10,14 @@ Contract:
 
 - A statement is a :class:`matches.sql.Statement`: SQL with NAMED parameters
   (``%(name)s``) and their values, never a positional order shared across subqueries.
-  :func:`fetch` runs one through Django's cursor (client-side binding, never prepared: a
-  page's plan is made for its constants, as the ORM's would be) and returns its rows;
-  :meth:`Select.rows` returns them as data classes.
+  :func:`fetch` runs one and returns its rows; :meth:`Select.rows` returns them as data
+  classes. On PostgreSQL it runs through :func:`matches.sql.execute`: server-side binding,
+  prepared once per connection (the web's connections persist): a player's page runs a
+  dozen statements, and parsing and planning them again on every request was a third of
+  the backend's CPU for the page (docs/performance.md, "Prepared reads"). PostgreSQL
+  plans the first five executions of a statement for their values and then keeps a
+  generic plan only when it costs no more than those did (``plan_cache_mode = auto``).
+  Elsewhere (SQLite) through Django's cursor.
 - A statement that returns rows of a data class builds its select list from the class's
   fields (:class:`Select`), so ``Row(*row)`` reads every column by the name it was
   selected under.
@@ -39,6 +44,8 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from django.db import DEFAULT_DB_ALIAS, connection, models
+from psycopg.adapt import Dumper, PyFormat
+from psycopg.types.numeric import IntDumper
 
 from matches import sql as matches_sql
 from matches.models import Club, Match, MatchEvent, Player, SideMember
@@ -70,10 +77,28 @@ Statement = matches_sql.Statement
 
 
 def fetch(statement: Statement) -> list[tuple[Any, ...]]:
-    """Every row of one statement, on the default connection."""
+    """Every row of one statement, on the default connection (prepared on PostgreSQL)."""
+    if connection.vendor == "postgresql":
+        return matches_sql.execute(statement, dumpers=_READ_DUMPERS)
     with connection.cursor() as cursor:
         cursor.execute(statement.sql, statement.params)
         return cursor.fetchall()
+
+
+class _IntAsInteger(IntDumper):
+    """A Python int as a parameter typed as PostgreSQL types the same number written in
+    the statement: ``integer``, ``bigint`` or ``numeric`` by its size, never ``smallint``
+    (psycopg's choice for small values, which the statements' expressions were not written
+    for: a recursive CTE's column of ``smallint`` in one term and ``integer`` in the other
+    is an error)."""
+
+    def upgrade(self, obj: int, format: PyFormat) -> Dumper:
+        if -(2**15) <= obj < 2**15:
+            return self._int4_dumper
+        return super().upgrade(obj, format)
+
+
+_READ_DUMPERS: Mapping[type, type] = {int: _IntAsInteger}
 
 
 class Select(Generic[R]):
