@@ -13,7 +13,7 @@ from decimal import Decimal
 
 from django.utils.formats import date_format, number_format
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext, ngettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from .ledger import Part, RankChange
 from .selectors.ledger import PlayerLedger
@@ -96,29 +96,26 @@ def rank_sentence(rank: RankChange) -> str:
     head = _("Rank %(from)s → %(to)s") % {"from": rank.rank_from, "to": rank.rank_to}
     if not rank.explained:
         return f"{head}."
-    counted = [
-        (
-            rank.passed,
-            ngettext_lazy("%(n)s player passed you", "%(n)s players passed you", "n"),
-        ),
-        (
-            rank.new_above,
-            ngettext_lazy(
-                "%(n)s new player entered above you", "%(n)s new players entered above you", "n"
-            ),
-        ),
-        (
-            rank.overtaken,
-            ngettext_lazy("you passed %(n)s player", "you passed %(n)s players", "n"),
-        ),
-        (
-            rank.gone_above,
-            ngettext_lazy(
-                "%(n)s player above you left the list", "%(n)s players above you left the list", "n"
-            ),
-        ),
-    ]
-    pieces = [str(words % {"n": n}) for n, words in counted if n]
+    # ngettext called here, not ngettext_lazy: a lazy plural builds a class on every call
+    # (four a sentence, two sentences on every player's page); the calls stay literal for
+    # makemessages.
+    pieces = []
+    if n := rank.passed:
+        words = ngettext("%(n)s player passed you", "%(n)s players passed you", n)
+        pieces.append(words % {"n": n})
+    if n := rank.new_above:
+        words = ngettext(
+            "%(n)s new player entered above you", "%(n)s new players entered above you", n
+        )
+        pieces.append(words % {"n": n})
+    if n := rank.overtaken:
+        words = ngettext("you passed %(n)s player", "you passed %(n)s players", n)
+        pieces.append(words % {"n": n})
+    if n := rank.gone_above:
+        words = ngettext(
+            "%(n)s player above you left the list", "%(n)s players above you left the list", n
+        )
+        pieces.append(words % {"n": n})
     if not pieces:
         return _("%(head)s: nobody passed you and you passed nobody.") % {"head": head}
     return f"{head}: {'; '.join(pieces)}."
