@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+import numpy as np
 import pytest
 from django.db import IntegrityError, connection, transaction
 
@@ -153,3 +154,42 @@ def test_the_pages_statements_read_their_lists_partition_only() -> None:
     assert partitions_read(strengths) == {partitions.partition_name(x) for x in (first, last)}
     found = sql.STRENGTH.rows(strengths)
     assert {(s.list_id, s.player) for s in found} >= {(last, entry.player_id)}
+
+
+def test_a_new_lists_statistics_are_sampled_at_the_close_target() -> None:
+    """The close's ANALYZE of a new partition samples at ``ANALYZE_TARGET`` (a histogram
+    of at most that many buckets, where the server's default of 100 makes 100 of a list
+    of 300 ranks), and leaves the session's setting as it found it."""
+    from matches.models import Player
+    from rankings import fladub
+
+    n = 300
+    players = Player.objects.bulk_create(
+        Player(player_id=f"P-{i:05d}", name=f"Player {i}", country="AT") for i in range(n)
+    )
+    with recording():  # a computing list, as the close makes it
+        attempt = RankingList.objects.create(
+            discipline="fido",
+            month=dt.date(2026, 3, 1),
+            version=1,
+            status=RankingList.Status.COMPUTING,
+            created_at=clock.now(),
+        )
+    ranking = fladub.RankingList(
+        month=0,
+        player=np.array([p.pk for p in players], dtype=np.int64),
+        fladub_cents=np.arange(n, 0, -1, dtype=np.int64) * 100,
+        rank=np.arange(1, n + 1, dtype=np.int64),
+        results_counted=np.full(n, 3, dtype=np.int64),
+        previous_rank=np.zeros(n, dtype=np.int64),
+    )
+    before = fetch("SHOW default_statistics_target")
+    assert writer.write_entries(ranking_list=attempt, ranking=ranking) == n
+    writer.analyze_entries(attempt.pk)
+    (bounds,) = fetch(
+        "SELECT cardinality(histogram_bounds::text::int[]) FROM pg_stats "
+        "WHERE tablename = %s AND attname = 'rank'",
+        [partitions.partition_name(attempt.pk)],
+    )[0]
+    assert bounds == 11  # ten buckets, where the server's default target makes 100
+    assert fetch("SHOW default_statistics_target") == before
