@@ -597,7 +597,9 @@ def main(argv: list[str] | None = None) -> None:
         load_after = round(os.getloadavg()[0], 2)
     finally:
         stop_server(server)
+    # As deploy/gunicorn.conf.py reads them.
     workers = os.environ.get("WEB_CONCURRENCY", str(max(2, os.cpu_count() or 1)))
+    threads = os.environ.get("GUNICORN_THREADS", "4")
     result.update(
         {
             "benchmark": "public pages and API on the close benchmark's list",
@@ -609,7 +611,7 @@ def main(argv: list[str] | None = None) -> None:
             ),
             "examples": {kind: request_path(kind, found, random.Random(0)) for kind in KINDS},
             "met": verdicts(result["by_kind"]),
-            "server": f"-c deploy/gunicorn.conf.py ({workers} workers x 4 threads)",
+            "server": f"-c deploy/gunicorn.conf.py ({workers} workers x {threads} threads)",
             "concurrency": args.concurrency,
             "target": {"p95_ms": TARGET_P95_MS, "p99_ms": TARGET_P99_MS},
             "load_average_before": load_before,
