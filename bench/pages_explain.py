@@ -6,7 +6,10 @@
 For each PATH (such as ``/players/P-0000001/``): one untimed GET in process (Django's test
 client; it warms the caches), then the same GET again with its statements captured, then
 each ``SELECT`` among them explained with ``ANALYZE`` (it runs again) and ``BUFFERS``,
-slowest first. Writes one text file; reads only (``EXPLAIN ANALYZE`` of a ``SELECT``
+slowest first. The read side's statements run prepared (:func:`rankings.sql.fetch`); they
+are explained here with their values written in, the plan PostgreSQL makes for the first
+five executions of a prepared statement (after that it may keep a generic plan, when that
+is estimated no costlier). Writes one text file; reads only (``EXPLAIN ANALYZE`` of a ``SELECT``
 changes nothing). Called by ``bench/pages.py --explain``.
 """
 
@@ -16,6 +19,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -26,24 +30,45 @@ def explain_path(path: str) -> list[str]:
     from django.test import Client
     from django.test.utils import CaptureQueriesContext
 
+    from matches import sql as matches_sql
+
     client = Client()
     client.get(path)
+    prepared: list[Any] = []  # the statements run through matches.sql, with their values
+    run_prepared = matches_sql.execute_all
+
+    def recording(statements: Any, **options: Any) -> Any:
+        prepared.extend(statements)
+        return run_prepared(statements, **options)
+
     started = time.perf_counter()
-    with CaptureQueriesContext(connection) as captured:
-        response = client.get(path)
+    matches_sql.execute_all = recording  # type: ignore[assignment]
+    try:
+        with CaptureQueriesContext(connection) as captured:
+            response = client.get(path)
+    finally:
+        matches_sql.execute_all = run_prepared  # type: ignore[assignment]
     elapsed = (time.perf_counter() - started) * 1000
+    # Django's log has the others with their values written in; the prepared ones it has
+    # as their text and a comment of their values, which are explained from ``prepared``.
+    texts = {statement.sql for statement in prepared}
+    statements: list[tuple[str, dict[str, Any] | None]] = [
+        (q["sql"], None)
+        for q in captured.captured_queries
+        if q["sql"].split(" -- {")[0] not in texts
+    ]
+    statements += [(statement.sql, dict(statement.params)) for statement in prepared]
     lines = [
         f"=== GET {path}: {response.status_code}, {elapsed:.1f} ms in process, "
-        f"{len(captured.captured_queries)} statements",
+        f"{len(statements)} statements ({len(prepared)} of them prepared)",
         "",
     ]
     plans = []
     with connection.cursor() as cursor:
-        for query in captured.captured_queries:
-            sql = query["sql"]
+        for sql, params in statements:
             if not sql.lstrip().upper().startswith(("SELECT", "WITH")):
                 continue
-            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql)
+            cursor.execute("EXPLAIN (ANALYZE, BUFFERS) " + sql, params)
             plan = [row[0] for row in cursor.fetchall()]
             total = next(
                 (float(p.split(":")[1].split()[0]) for p in plan if p.startswith("Execution")), 0.0
