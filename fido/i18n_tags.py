@@ -1,7 +1,8 @@
 """Django's ``i18n`` template tag library, with ``{% translate "literal" %}`` remembered.
 
-Contract: every tag and filter of :mod:`django.templatetags.i18n`, unchanged, under the same
-name (``TEMPLATES``' ``libraries`` maps ``i18n`` here, so ``{% load i18n %}`` loads this);
+Contract: ``{% load fido_i18n %}`` (``TEMPLATES``' ``libraries``; the project's templates
+load it instead of ``i18n``, which Django's system check would not let it replace) gives
+every tag and filter of :mod:`django.templatetags.i18n`, unchanged, under the same names;
 a ``{% translate %}`` (or ``{% trans %}``) of a string literal with no filter, no
 ``context``, no ``noop`` and no ``as`` renders what Django's renders, taken from a table by
 (active language, literal) after its first rendering in that language.

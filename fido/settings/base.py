@@ -110,8 +110,8 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "rankings.context_processors.holds",
             ],
-            # Django's i18n tags, with translated literals remembered (fido/i18n_tags.py).
-            "libraries": {"i18n": "fido.i18n_tags"},
+            # Django's i18n tags with translated literals remembered, as {% load fido_i18n %}.
+            "libraries": {"fido_i18n": "fido.i18n_tags"},
         },
     },
 ]
