@@ -12,11 +12,12 @@ Contract:
   (``%(name)s``) and their values, never a positional order shared across subqueries.
   :func:`fetch` runs one and returns its rows; :meth:`Select.rows` returns them as data
   classes. On PostgreSQL it runs through :func:`matches.sql.execute`: server-side binding,
-  prepared once per connection (the web's connections persist): a player's page runs a
-  dozen statements, and parsing and planning them again on every request was a third of
-  the backend's CPU for the page (docs/performance.md, "Prepared reads"). PostgreSQL
-  plans the first five executions of a statement for their values and then keeps a
-  generic plan only when it costs no more than those did (``plan_cache_mode = auto``).
+  prepared once per connection (the web's connections persist): a player's page runs nine
+  of its ten statements here, and parsing and planning them again on every request was a
+  third of the backend's CPU for the page (docs/performance.md, "Prepared reads").
+  PostgreSQL plans the first five executions of a statement for their values and then
+  keeps a generic plan only when it costs no more than those did (``plan_cache_mode =
+  auto``).
   Elsewhere (SQLite) through Django's cursor.
 - A statement that returns rows of a data class builds its select list from the class's
   fields (:class:`Select`), so ``Row(*row)`` reads every column by the name it was
