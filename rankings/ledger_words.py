@@ -96,26 +96,36 @@ def rank_sentence(rank: RankChange) -> str:
     head = _("Rank %(from)s → %(to)s") % {"from": rank.rank_from, "to": rank.rank_to}
     if not rank.explained:
         return f"{head}."
-    # ngettext called here, not ngettext_lazy: a lazy plural builds a class on every call
-    # (four a sentence, two sentences on every player's page); the calls stay literal for
+    # ngettext, not ngettext_lazy: a lazy plural builds a class on every call (four a
+    # sentence, two sentences on every player's page); the calls stay literal for
     # makemessages.
-    pieces = []
-    if n := rank.passed:
-        words = ngettext("%(n)s player passed you", "%(n)s players passed you", n)
-        pieces.append(words % {"n": n})
-    if n := rank.new_above:
-        words = ngettext(
-            "%(n)s new player entered above you", "%(n)s new players entered above you", n
-        )
-        pieces.append(words % {"n": n})
-    if n := rank.overtaken:
-        words = ngettext("you passed %(n)s player", "you passed %(n)s players", n)
-        pieces.append(words % {"n": n})
-    if n := rank.gone_above:
-        words = ngettext(
-            "%(n)s player above you left the list", "%(n)s players above you left the list", n
-        )
-        pieces.append(words % {"n": n})
+    counted = [
+        (
+            rank.passed,
+            ngettext("%(n)s player passed you", "%(n)s players passed you", rank.passed),
+        ),
+        (
+            rank.new_above,
+            ngettext(
+                "%(n)s new player entered above you",
+                "%(n)s new players entered above you",
+                rank.new_above,
+            ),
+        ),
+        (
+            rank.overtaken,
+            ngettext("you passed %(n)s player", "you passed %(n)s players", rank.overtaken),
+        ),
+        (
+            rank.gone_above,
+            ngettext(
+                "%(n)s player above you left the list",
+                "%(n)s players above you left the list",
+                rank.gone_above,
+            ),
+        ),
+    ]
+    pieces = [words % {"n": n} for n, words in counted if n]
     if not pieces:
         return _("%(head)s: nobody passed you and you passed nobody.") % {"head": head}
     return f"{head}: {'; '.join(pieces)}."
