@@ -82,11 +82,30 @@ class Forecast:
     """The player's match points it was made of (their results' facts name the leaving)."""
 
 
-def _totals_cents(core: fladub.Results, month: Month) -> int:
-    if not len(core.match_id):
-        return 0
-    totals = fladub.player_totals(core, month.index)
-    return int(totals.fladub_cents[0]) if len(totals.player) else 0
+def _totals_cents(now: fladub.Breakdown, start: Month, count: int) -> list[int]:
+    """The player's number in L(``start``) .. L(``start + count - 1``) from the results
+    ``now``, by ONE call of the core's :func:`rankings.fladub.player_totals`: copy k of the
+    results, each month moved k months earlier (played and counting month), stands as
+    "player" k in L(``start``). A result's age and whether it counts are differences of
+    months, so copy k in L(start) is exactly the result in L(start + k): the same weights,
+    best 20 and rounding, where twelve calls of the core on a thousand results each cost a
+    busy player's page about a millisecond more."""
+    rows = len(now.match_id)
+    if not rows:
+        return [0] * count
+    ahead = np.repeat(np.arange(count, dtype=np.int64), rows)
+    moved = ahead.astype(np.int32)
+    core = fladub.Results(
+        match_id=np.tile(now.match_id, count),
+        month_played=np.tile(now.month_played, count) - moved,
+        counting_month=np.tile(now.counting_month, count) - moved,
+        player=ahead,
+        points=np.tile(now.points, count),
+    )
+    totals = fladub.player_totals(core, start.index)
+    cents = np.zeros(count, dtype=np.int64)
+    cents[totals.player] = totals.fladub_cents
+    return [int(c) for c in cents]
 
 
 def player_forecast(
@@ -109,19 +128,12 @@ def player_forecast(
     if points is None or points.player_pk != player_pk or not points.covers(start, discipline):
         points = player_points(player_pk, discipline=discipline, months=[start])
     now = points.breakdown(start)
-    core = fladub.Results(
-        match_id=now.match_id,
-        month_played=now.month_played,
-        counting_month=now.counting_month,
-        player=np.zeros(len(now.match_id), dtype=np.int64),
-        points=now.points,
-    )
     named = _Named(points, start)
+    numbers = _totals_cents(now, start, MONTHS_AHEAD)
     months = []
-    previous = _totals_cents(core, start)
-    for ahead in range(MONTHS_AHEAD):
+    previous = numbers[0]
+    for ahead, cents in enumerate(numbers):
         month = start + ahead
-        cents = _totals_cents(core, month)
         left = now.match_id[now.month_played == (month + (-fladub.WINDOW_MONTHS)).index]
         months.append(
             ForecastMonth(
