@@ -222,6 +222,7 @@ class PlayerPoints:
         self._results = results  # the player's own rows (player index 0)
         self._void_month = void_month  # month index from which a row counts no more
         self._facts: dict[int, sql.MatchFacts] = {}  # those read so far
+        self._breakdowns: dict[Month, fladub.Breakdown] = {}  # made so far (read-only)
         self.strengths: dict[int, fladub.PublishedList] = strengths or {}
         """The strength lists read (month index of the list -> its entries of the players
         of the matches, and of those :func:`player_points` was asked about too, keyed by
@@ -243,7 +244,16 @@ class PlayerPoints:
         return discipline == self.discipline and self.earliest <= month <= self.latest
 
     def breakdown(self, month: Month) -> fladub.Breakdown:
-        """The player's results counting in L(``month``) (a month of the span), best first."""
+        """The player's results counting in L(``month``) (a month of the span), best first:
+        made once per month (a player page asks for its three months ten times: the page
+        of results, two ledgers, the calendar), its arrays read-only, since every caller
+        shares them."""
+        found = self._breakdowns.get(month)
+        if found is None:
+            found = self._breakdowns[month] = _read_only(self._breakdown(month))
+        return found
+
+    def _breakdown(self, month: Month) -> fladub.Breakdown:
         if not self.earliest <= month <= self.latest:
             raise ValueError(f"{month} is outside {self.earliest} .. {self.latest}")
         results = self._results
@@ -269,6 +279,15 @@ class PlayerPoints:
             rows = sql.MATCH_FACTS.rows(sql.match_facts(missing))
             self._facts.update((row.match_pk, row) for row in rows)
         return self._facts
+
+
+def _read_only(breakdown: fladub.Breakdown) -> fladub.Breakdown:
+    """``breakdown`` with its arrays made read-only (a caller writing into a shared one
+    gets an error, not another page's wrong numbers)."""
+    for value in vars(breakdown).values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return breakdown
 
 
 _NOT_VOIDED = np.iinfo(np.int32).max

@@ -97,6 +97,21 @@ def test_a_month_outside_the_span_is_read_on_its_own(busiest: list[int]) -> None
     )
 
 
+def test_a_month_is_broken_down_once_and_shared_read_only(busiest: list[int]) -> None:
+    """The page's ledgers, results and calendar share one breakdown per month: the same
+    arrays each time, which no caller can write into."""
+    points = player_points(busiest[0], discipline="fido", months=SPAN)
+    first = points.breakdown(SPAN[1])
+    assert points.breakdown(SPAN[1]) is first
+    assert points.breakdown(SPAN[0]) is not first
+    assert len(first.match_id) > 0
+    with pytest.raises(ValueError, match="read-only"):
+        first.weighted[0] = 0.0
+    fresh = player_points(busiest[0], discipline="fido", months=SPAN).breakdown(SPAN[1])
+    assert fresh is not first
+    assert fresh.weighted.tolist() == first.weighted.tolist()
+
+
 @pytest.mark.postgres
 def test_the_binary_copy_reads_what_the_rows_read(
     busiest: list[int], monkeypatch: pytest.MonkeyPatch
