@@ -79,7 +79,7 @@ Statement = matches_sql.Statement
 
 def fetch(statement: Statement) -> list[tuple[Any, ...]]:
     """Every row of one statement, on the default connection (prepared on PostgreSQL)."""
-    if connection.vendor == "postgresql":
+    if postgres():
         return matches_sql.execute(statement, dumpers=_READ_DUMPERS)
     with connection.cursor() as cursor:
         cursor.execute(statement.sql, statement.params)
