@@ -5,10 +5,12 @@ use (creating the login role and the database as the ``postgres`` superuser when
 on the loopback interface), and ``migrated_database`` migrates it as well; ``run_main``
 turns a failure into one line and a non-zero exit; ``start_gunicorn`` returns a running
 server in its own process group once ``/healthz`` answers 200, or exits with a message;
-``stop_server`` ends it and its workers; ``settle`` flushes PostgreSQL's dirty buffers
-and waits (bounded) for the CPUs to be quiet; ``performance_block_write`` replaces one marked
-block of docs/performance.md; ``bytecode_compile`` compiles the project's own modules, as a
-deployment does. Nothing here measures anything.
+``stop_server`` ends it and its workers; ``gunicorn_layout`` is the (processes, threads)
+that ``deploy/gunicorn.conf.py`` gives in this environment; ``settle`` flushes
+PostgreSQL's dirty buffers and waits (bounded) for the CPUs to be quiet;
+``performance_block_write`` replaces one marked block of docs/performance.md;
+``bytecode_compile`` compiles the project's own modules, as a deployment does.
+Nothing here measures anything.
 """
 
 from __future__ import annotations
@@ -219,6 +221,16 @@ def migrated_database(url: str, env: dict[str, str], timeout: float) -> None:
         check=True,
         timeout=timeout,
     )
+
+
+def gunicorn_layout() -> tuple[int, int]:
+    """(worker processes, threads per process) as ``deploy/gunicorn.conf.py`` sets them
+    here (``WEB_CONCURRENCY`` and ``GUNICORN_THREADS`` read from this environment): the
+    benchmarks label and start their servers with production's layout, not a copy of it."""
+    import runpy
+
+    conf = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+    return int(conf["workers"]), int(conf["threads"])
 
 
 def start_gunicorn(

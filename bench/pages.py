@@ -27,8 +27,8 @@ What it does, every step bounded and on the loopback interface only:
    club with the most players; and the API's equivalents (the list's first and deep page,
    the same searches, a player's history and results). No API answers for a club.
 3. Collects the static files as a release does (into ``var/bench-static``), starts
-   gunicorn as deploy/ does (``-c deploy/gunicorn.conf.py``: a process per CPU,
-   4 threads each) on the production settings (``fido.settings.production``, ``DEBUG``
+   gunicorn as deploy/ does (``-c deploy/gunicorn.conf.py``: two processes per CPU,
+   2 threads each) on the production settings (``fido.settings.production``, ``DEBUG``
    off, persistent connections; TLS redirect off: plain HTTP on the loopback), with Redis as
    in production (``BENCH_REDIS_URL``, default ``redis://127.0.0.1:6379/13``, flushed first: the
    API's throttle counters and the ETags of published lists live there; without it they
@@ -76,6 +76,7 @@ from bench.common import (  # noqa: E402
     LOOPBACK,
     close_data,
     ensure_database,
+    gunicorn_layout,
     loopback_only,
     machine,
     performance_block_write,
@@ -597,9 +598,7 @@ def main(argv: list[str] | None = None) -> None:
         load_after = round(os.getloadavg()[0], 2)
     finally:
         stop_server(server)
-    # As deploy/gunicorn.conf.py reads them.
-    workers = os.environ.get("WEB_CONCURRENCY", str(max(2, os.cpu_count() or 1)))
-    threads = os.environ.get("GUNICORN_THREADS", "4")
+    workers, threads = gunicorn_layout()
     result.update(
         {
             "benchmark": "public pages and API on the close benchmark's list",

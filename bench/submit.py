@@ -5,7 +5,7 @@ Usage::
 
     .venv/bin/python bench/submit.py [--database fido_bench_close] [--scale 1]
         [--scenario 1x8 --scenario 10x2] [--matches 6000] [--duration 60] [--workers 4]
-        [--threads 4] [--no-key] [--out FILE] [--update-docs]
+        [--threads 2] [--no-key] [--out FILE] [--update-docs]
 
 What it does, every step bounded and on the loopback interface only:
 
@@ -20,7 +20,7 @@ What it does, every step bounded and on the loopback interface only:
    secretary with an API token per club; kept between runs. Counts the SQL statements of
    one one-match request (in process).
 3. Starts gunicorn as deploy/ does (``-c deploy/gunicorn.conf.py``, ``--workers`` and
-   ``--threads`` as there: a process per CPU, 4 threads) on the production settings
+   ``--threads`` as there: two processes per CPU, 2 threads each) on the production settings
    (``fido.settings.production``: ``DEBUG`` off, Redis cache; TLS redirect off, plain HTTP
    on the loopback), with the per-user throttles raised through ``FIDO_THROTTLE_USER`` and
    ``FIDO_THROTTLE_SUBMISSIONS``, waits for ``/healthz``.
@@ -71,6 +71,7 @@ sys.path.insert(0, str(ROOT))
 from bench.common import (  # noqa: E402
     close_data,
     cpu_pressure,
+    gunicorn_layout,
     loopback_only,
     machine,
     migrated_database,
@@ -581,10 +582,9 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2, help="client processes")
     parser.add_argument("--duration", type=float, default=60.0, help="upper bound, seconds")
     parser.add_argument("--warmup", type=int, default=5, help="untimed requests per client")
-    parser.add_argument(
-        "--workers", type=int, default=max(2, os.cpu_count() or 2), help="as in production"
-    )
-    parser.add_argument("--threads", type=int, default=4, help="as in production")
+    workers, threads = gunicorn_layout()
+    parser.add_argument("--workers", type=int, default=workers, help="as in production")
+    parser.add_argument("--threads", type=int, default=threads, help="as in production")
     parser.add_argument("--no-key", action="store_true", help="no Idempotency-Key header")
     parser.add_argument(
         "--commit-delay",

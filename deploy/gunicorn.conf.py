@@ -1,11 +1,17 @@
 """gunicorn settings for production: ``gunicorn -c deploy/gunicorn.conf.py fido.wsgi``.
 
-One worker process per CPU with four threads each (``WEB_CONCURRENCY`` and
-``GUNICORN_THREADS`` override): on the 2-core reference machine, 2 x 4 accepted 300
-single-match submissions a second where the usual 2 x CPUs + 1 processes (or 4 x 2)
-accepted about 250, each request costing more CPU as more processes took turns on the
-cores; a request spends most of its time waiting for PostgreSQL, which the threads of a
-process overlap (docs/performance.md).
+Two worker processes per CPU with two threads each (``WEB_CONCURRENCY`` and
+``GUNICORN_THREADS`` override; at least two processes): 4 x 2 on the 2-core reference
+machine. A page's request is CPU-bound in Python, and two of them in one process share its
+GIL while the other process's core may be idle; with two processes per core the kernel
+shares the cores instead. Against 2 x 4 (one process per CPU with four threads, the layout
+until 2026-11-29), alternating runs of ``bench/pages.py`` gave the busiest players' page a
+lower p95 in every pair (five pairs on two hosts: 55.1 and 56.0 ms against 96.1 and 68.3 on
+the AMD EPYC of 2026-11-29 afternoon, eleven kinds of twelve met against six and eleven),
+while the submissions stayed within their runs' spread (``bench/submit.py``: 322 and 372
+one-match requests a second from 8 clients against 337 and 361). Each process keeps two
+threads, so a request waiting for PostgreSQL leaves its process's core to the other
+(docs/performance.md, "Gunicorn's layout, a third time").
 
 Each worker switches threads every 0.5 ms (``sys.setswitchinterval``; Python's default is
 5 ms, ``GUNICORN_SWITCH_INTERVAL`` overrides): a thread whose PostgreSQL answer has arrived
@@ -20,8 +26,8 @@ import sys
 from typing import Any
 
 bind = os.environ.get("BIND", "127.0.0.1:8000")
-workers = int(os.environ.get("WEB_CONCURRENCY", max(2, multiprocessing.cpu_count())))
-threads = int(os.environ.get("GUNICORN_THREADS", "4"))
+workers = int(os.environ.get("WEB_CONCURRENCY", max(2, 2 * multiprocessing.cpu_count())))
+threads = int(os.environ.get("GUNICORN_THREADS", "2"))
 timeout = 30
 accesslog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")

@@ -160,6 +160,32 @@ def test_gunicorn_workers_switch_threads_every_half_millisecond(
         sys.setswitchinterval(before)
 
 
+def test_gunicorn_runs_two_processes_per_cpu_with_two_threads(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """deploy/gunicorn.conf.py's layout: two worker processes per CPU (at least two), two
+    threads each, WEB_CONCURRENCY and GUNICORN_THREADS overriding; the benchmarks start
+    and label their servers with the same figures (bench.common.gunicorn_layout)."""
+    import multiprocessing
+
+    from bench.common import gunicorn_layout
+    from tests.processes import ROOT
+
+    conf_path = str(ROOT / "deploy" / "gunicorn.conf.py")
+    monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
+    monkeypatch.delenv("GUNICORN_THREADS", raising=False)
+    for cpus, processes in ((1, 2), (2, 4), (8, 16)):
+        monkeypatch.setattr(multiprocessing, "cpu_count", lambda cpus=cpus: cpus)
+        conf = runpy.run_path(conf_path)
+        assert (conf["workers"], conf["threads"]) == (processes, 2)
+        assert gunicorn_layout() == (processes, 2)
+    monkeypatch.setenv("WEB_CONCURRENCY", "3")
+    monkeypatch.setenv("GUNICORN_THREADS", "5")
+    conf = runpy.run_path(conf_path)
+    assert (conf["workers"], conf["threads"]) == (3, 5)
+    assert gunicorn_layout() == (3, 5)
+
+
 @pytest.mark.redis
 def test_a_worker_looks_for_unacknowledged_tasks_as_its_environment_says() -> None:
     """kombu's sweep of a dead worker's tasks: about every 100 s by default (10 x 10), and
