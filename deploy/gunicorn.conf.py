@@ -2,16 +2,19 @@
 
 Two worker processes per CPU with two threads each (``WEB_CONCURRENCY`` and
 ``GUNICORN_THREADS`` override; at least two processes): 4 x 2 on the 2-core reference
-machine. A page's request is CPU-bound in Python, and two of them in one process share its
-GIL while the other process's core may be idle; with two processes per core the kernel
-shares the cores instead. Against 2 x 4 (one process per CPU with four threads, the layout
-until 2026-11-29), alternating runs of ``bench/pages.py`` gave the busiest players' page a
-lower p95 in every pair (five pairs on two hosts: 55.1 and 56.0 ms against 96.1 and 68.3 on
-the AMD EPYC of 2026-11-29 afternoon, eleven kinds of twelve met against six and eleven),
-while the submissions stayed within their runs' spread (``bench/submit.py``: 322 and 372
-one-match requests a second from 8 clients against 337 and 361). Each process keeps two
-threads, so a request waiting for PostgreSQL leaves its process's core to the other
-(docs/performance.md, "Gunicorn's layout, a third time").
+machine. A page's request is CPU-bound in Python for most of its time, and two of them in
+one process take turns on its GIL while the other process's core may be idle; with two
+processes per CPU the kernel shares the cores instead, and each process keeps a second
+thread for the time a request waits for PostgreSQL. Against one process per CPU with four
+threads (the layout until 2026-11-29), alternating runs of ``bench/pages.py`` gave the
+busiest players' page a lower p95 in each of six pairs on the two hosts of 2026-11-29 where
+it was compared so (on the AMD EPYC of the late afternoon 55.1, 56.0 and 58.4 ms against
+96.1, 68.3 and 85.6). The price is a little CPU per request: a one-match submission cost
+3.6 to 3.9 ms of gunicorn CPU against 3.4 to 3.5 (``bench/submit.py``; the accepted rate
+moved less than its runs' spread). Single runs on older code and other hosts had found the
+opposite for the submissions (2026-11-21) and for the player page (the slow host), so this
+is a setting to measure on the machine that serves (docs/performance.md, "Gunicorn's
+layout, a third time").
 
 Each worker switches threads every 0.5 ms (``sys.setswitchinterval``; Python's default is
 5 ms, ``GUNICORN_SWITCH_INTERVAL`` overrides): a thread whose PostgreSQL answer has arrived
