@@ -607,7 +607,7 @@ def main() -> None:
         ("--matches", args.matches, 1, 10_000_000),
         ("--processes", args.processes, 1, 64),
         ("--warmup", args.warmup, 0, 10_000),
-        ("--workers", args.workers, 1, 64),
+        ("--workers", args.workers, 1, 256),
         ("--threads", args.threads, 1, 64),
         ("--commit-delay", args.commit_delay, 0, 100_000),
         ("--port", args.port, 0, 65535),
