@@ -31,6 +31,8 @@ from urllib.parse import urlsplit
 ROOT = Path(__file__).resolve().parents[1]
 PERFORMANCE_DOC = ROOT / "docs" / "performance.md"
 PROJECT_CODE = ("fido", "matches", "rankings", "manage.py")
+GUNICORN_CONF = ROOT / "deploy" / "gunicorn.conf.py"
+"""Production's gunicorn settings, which the benchmarks' servers start with."""
 
 
 def bytecode_compile() -> None:
@@ -229,7 +231,7 @@ def gunicorn_layout() -> tuple[int, int]:
     benchmarks label and start their servers with production's layout, not a copy of it."""
     import runpy
 
-    conf = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+    conf = runpy.run_path(str(GUNICORN_CONF))
     return int(conf["workers"]), int(conf["threads"])
 
 

@@ -73,6 +73,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import (  # noqa: E402
+    GUNICORN_CONF,
     LOOPBACK,
     close_data,
     ensure_database,
@@ -589,7 +590,7 @@ def main(argv: list[str] | None = None) -> None:
     settled = settle(superuser)
     print(f"settled: {settled}", flush=True)
     port = free_port()
-    gunicorn = ["-c", "deploy/gunicorn.conf.py", "--access-logfile", "/dev/null"]
+    gunicorn = ["-c", str(GUNICORN_CONF), "--access-logfile", "/dev/null"]
     server = start_gunicorn(port, server_env(args), gunicorn)
     try:
         drive(port, warmup, args.concurrency)

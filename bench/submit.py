@@ -69,6 +69,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.common import (  # noqa: E402
+    GUNICORN_CONF,
     close_data,
     cpu_pressure,
     gunicorn_layout,
@@ -675,7 +676,7 @@ def main() -> None:
         args.port,
         server_env,
         [
-            *("-c", "deploy/gunicorn.conf.py", "--access-logfile", "/dev/null"),
+            *("-c", str(GUNICORN_CONF), "--access-logfile", "/dev/null"),
             *("--workers", str(args.workers), "--threads", str(args.threads)),
             *("--backlog", "256", "--keep-alive", "30"),
         ],

@@ -9,6 +9,7 @@ import secrets
 import pytest
 from django.conf import settings
 
+from bench.common import GUNICORN_CONF, gunicorn_layout
 from tests.conftest import IN_CI
 from tests.processes import run_python
 
@@ -139,8 +140,6 @@ def test_gunicorn_workers_switch_threads_every_half_millisecond(
 
     from gunicorn.config import Config
 
-    from tests.processes import ROOT
-
     def hook_of(conf: dict[str, object]) -> object:
         cfg = Config()
         cfg.set("post_fork", conf["post_fork"])
@@ -149,11 +148,11 @@ def test_gunicorn_workers_switch_threads_every_half_millisecond(
     before = sys.getswitchinterval()
     try:
         monkeypatch.delenv("GUNICORN_SWITCH_INTERVAL", raising=False)
-        conf = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+        conf = runpy.run_path(str(GUNICORN_CONF))
         hook_of(conf)(None, None)
         assert sys.getswitchinterval() == pytest.approx(0.0005)
         monkeypatch.setenv("GUNICORN_SWITCH_INTERVAL", "0.002")
-        conf = runpy.run_path(str(ROOT / "deploy" / "gunicorn.conf.py"))
+        conf = runpy.run_path(str(GUNICORN_CONF))
         hook_of(conf)(None, None)
         assert sys.getswitchinterval() == pytest.approx(0.002)
     finally:
@@ -168,20 +167,16 @@ def test_gunicorn_runs_two_processes_per_cpu_with_two_threads(
     and label their servers with the same figures (bench.common.gunicorn_layout)."""
     import multiprocessing
 
-    from bench.common import gunicorn_layout
-    from tests.processes import ROOT
-
-    conf_path = str(ROOT / "deploy" / "gunicorn.conf.py")
     monkeypatch.delenv("WEB_CONCURRENCY", raising=False)
     monkeypatch.delenv("GUNICORN_THREADS", raising=False)
     for cpus, processes in ((1, 2), (2, 4), (8, 16)):
         monkeypatch.setattr(multiprocessing, "cpu_count", lambda cpus=cpus: cpus)
-        conf = runpy.run_path(conf_path)
+        conf = runpy.run_path(str(GUNICORN_CONF))
         assert (conf["workers"], conf["threads"]) == (processes, 2)
         assert gunicorn_layout() == (processes, 2)
     monkeypatch.setenv("WEB_CONCURRENCY", "3")
     monkeypatch.setenv("GUNICORN_THREADS", "5")
-    conf = runpy.run_path(conf_path)
+    conf = runpy.run_path(str(GUNICORN_CONF))
     assert (conf["workers"], conf["threads"]) == (3, 5)
     assert gunicorn_layout() == (3, 5)
 
