@@ -9,8 +9,10 @@ server in its own process group once ``/healthz`` answers 200, or exits with a m
 that ``deploy/gunicorn.conf.py`` gives in this environment; ``settle`` flushes
 PostgreSQL's dirty buffers and waits (bounded) for the CPUs to be quiet;
 ``performance_block_write`` replaces one marked block of docs/performance.md;
-``bytecode_compile`` compiles the project's own modules, as a deployment does.
-Nothing here measures anything.
+``bytecode_compile`` compiles the project's own modules, as a deployment does;
+``cpu_by_pid`` and its helpers (``server_cpu``, ``database_cpu``, ``cpu_used``,
+``worker_shares``) read the CPU time processes have spent, from ``/proc``, for a benchmark
+to say what its run cost and where. Nothing here times anything.
 """
 
 from __future__ import annotations
@@ -144,6 +146,52 @@ def settle(superuser_url: str) -> dict[str, float | None]:
         "waited_s": round(time.perf_counter() - started - checkpoint, 1),
         "cpu_pressure": pressure,
     }
+
+
+# --- CPU by process (what a run cost, and where) ------------------------------------------
+
+
+def cpu_by_pid(wanted: Callable[[str, int], bool]) -> dict[int, float]:
+    """User + system CPU seconds so far of each process for which ``wanted(comm, ppid)``
+    holds (Linux ``/proc/<pid>/stat``; a process that ends while read is skipped)."""
+    found: dict[int, float] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        comm = text[text.index("(") + 1 : text.rindex(")")]
+        fields = text.rsplit(")", 1)[1].split()
+        if wanted(comm, int(fields[1])):
+            found[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / tick
+    return found
+
+
+def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
+    """CPU spent between two samples by the processes alive at the second (all of it for
+    those started in between, such as the backends of new connections)."""
+    return sum(spent - before.get(pid, 0.0) for pid, spent in after.items())
+
+
+def worker_shares(before: dict[int, float], after: dict[int, float]) -> list[float]:
+    """Each worker's share of the server CPU between two samples, largest first (a
+    keep-alive connection stays with the worker that accepted it: with few clients, some
+    workers may serve none)."""
+    spent = [after[pid] - before.get(pid, 0.0) for pid in after]
+    total = sum(spent)
+    return sorted((round(one / total, 2) for one in spent), reverse=True) if total else []
+
+
+def server_cpu(server: subprocess.Popen[bytes]) -> dict[int, float]:
+    """The gunicorn workers (the children of the master)."""
+    return cpu_by_pid(lambda _comm, ppid: ppid == server.pid)
+
+
+def database_cpu() -> dict[int, float]:
+    """The PostgreSQL and Redis server processes (the server's persistent connections keep
+    their backends; anything else using PostgreSQL meanwhile is counted too)."""
+    return cpu_by_pid(lambda comm, _ppid: comm == "postgres" or comm.startswith("redis-serv"))
 
 
 def ensure_database(url: str) -> None:

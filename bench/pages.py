@@ -38,8 +38,11 @@ What it does, every step bounded and on the loopback interface only:
    ``--concurrency`` clients (one keep-alive connection each); every response must be
    200; the time is taken to the last byte of the body.
 5. Writes p50/p95/p99/max per kind to ``--out`` (default ``bench/results/pages.json``),
-   with ``--explain`` the statements of the two slowest kinds with their
-   ``EXPLAIN (ANALYZE, BUFFERS)`` beside it (``pages_explain.txt``, by
+   with what the timed requests cost in CPU (``cpu``: gunicorn's workers, PostgreSQL and
+   Redis, the clients, in ms a request; the share of the machine's CPUs they kept busy;
+   each worker's share of gunicorn's CPU, since a client's keep-alive connection stays
+   with the worker that accepted it), with ``--explain`` the statements of the two
+   slowest kinds with their ``EXPLAIN (ANALYZE, BUFFERS)`` beside it (``pages_explain.txt``, by
    ``bench/pages_explain.py``), and with ``--update-docs`` a generated block of
    docs/performance.md.
 
@@ -76,15 +79,19 @@ from bench.common import (  # noqa: E402
     GUNICORN_CONF,
     LOOPBACK,
     close_data,
+    cpu_used,
+    database_cpu,
     ensure_database,
     gunicorn_layout,
     loopback_only,
     machine,
     performance_block_write,
     run_main,
+    server_cpu,
     settle,
     start_gunicorn,
     stop_server,
+    worker_shares,
 )
 
 PROG = "pages.py"
@@ -440,6 +447,31 @@ def drive(port: int, plan: list[Planned], concurrency: int) -> dict[str, Any]:
     }
 
 
+def cpu_spent(
+    before: tuple[dict[int, float], dict[int, float], float],
+    after: tuple[dict[int, float], dict[int, float], float],
+    requests: int,
+    wall_seconds: float,
+) -> dict[str, Any]:
+    """What the timed requests cost in CPU, from samples (gunicorn's workers, PostgreSQL and
+    Redis, this process's CPU time: its clients) taken before and after them: milliseconds
+    a request on average over the mix, the share of every CPU of the machine kept busy over
+    the run (1.0: all of them, all the time), and each worker's share of the server's
+    (a keep-alive connection stays with the worker that accepted it)."""
+    server = cpu_used(before[0], after[0])
+    database = cpu_used(before[1], after[1])
+    clients = after[2] - before[2]
+    per = 1000 / max(requests, 1)
+    capacity = wall_seconds * (os.cpu_count() or 1)
+    return {
+        "server_ms_per_request": round(server * per, 2),
+        "database_ms_per_request": round(database * per, 2),
+        "clients_ms_per_request": round(clients * per, 2),
+        "busy_share": round((server + database + clients) / capacity, 2) if capacity else None,
+        "server_share_by_worker": worker_shares(before[0], after[0]),
+    }
+
+
 def verdicts(by_kind: dict[str, dict[str, Any]]) -> dict[str, bool]:
     return {
         kind: s["p95_ms"] < WHATIF_TARGET_P95_MS
@@ -481,6 +513,19 @@ def _commit() -> str:
         return "unknown"
 
 
+def _cpu_sentence(result: dict[str, Any]) -> str:
+    """The run's CPU in words, for the docs' block (empty for a result without it)."""
+    cpu = result.get("cpu")
+    if not cpu:
+        return ""
+    shares = ", ".join(f"{share:.2f}" for share in cpu["server_share_by_worker"])
+    return f"""
+CPU a request, on average over the mix: gunicorn {cpu["server_ms_per_request"]} ms,
+PostgreSQL and Redis {cpu["database_ms_per_request"]} ms, the clients
+{cpu["clients_ms_per_request"]} ms; together they kept {cpu["busy_share"]:.0%} of the
+machine's CPUs busy over the run. The workers' shares of gunicorn's CPU: {shares}."""
+
+
 def update_docs(result: dict[str, Any]) -> None:
     """Replace the generated block of docs/performance.md (added if missing)."""
     begin, end = f"<!-- {DOCS_KEY}: begin -->", f"<!-- {DOCS_KEY}: end -->"
@@ -497,7 +542,7 @@ cache. Measured {result["date"]} at commit `{result["commit"]}`; {result["machin
 the server started, a `CHECKPOINT` ({result["settled"]["checkpoint_s"]} s) and a wait of
 {result["settled"]["waited_s"]} s for the CPU pressure to fall below 5 % (it was
 {result["settled"]["cpu_pressure"]}); load average {result["load_average_before"]} before
-the timed requests and {result["load_average_after"]} after.
+the timed requests and {result["load_average_after"]} after.{_cpu_sentence(result)}
 
 | kind | requests | p50 ms | p95 ms | p99 ms | max ms | {target} |
 |---|---:|---:|---:|---:|---:|---|
@@ -595,10 +640,13 @@ def main(argv: list[str] | None = None) -> None:
     try:
         drive(port, warmup, args.concurrency)
         load_before = round(os.getloadavg()[0], 2)
+        before = (server_cpu(server), database_cpu(), time.process_time())
         result = drive(port, plan, args.concurrency)
+        after = (server_cpu(server), database_cpu(), time.process_time())
         load_after = round(os.getloadavg()[0], 2)
     finally:
         stop_server(server)
+    result["cpu"] = cpu_spent(before, after, len(plan), result["wall_seconds"])
     workers, threads = gunicorn_layout()
     result.update(
         {

@@ -55,7 +55,6 @@ import random
 import re
 import shlex
 import socket
-import subprocess
 import sys
 import textwrap
 import threading
@@ -72,12 +71,16 @@ from bench.common import (  # noqa: E402
     GUNICORN_CONF,
     close_data,
     cpu_pressure,
+    cpu_used,
+    database_cpu,
     gunicorn_layout,
     loopback_only,
     machine,
     migrated_database,
+    server_cpu,
     start_gunicorn,
     stop_server,
+    worker_shares,
 )
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/14"
@@ -86,46 +89,6 @@ PLAYERS_PER_CLUB = 100
 DOCS = ROOT / "docs" / "performance.md"
 STATIC_ROOT = ROOT / "var" / "bench-static"
 DOCS_SECTION = "## Result submission through the API (`bench/submit.py`)"
-
-
-def _cpu_by_pid(wanted: Any) -> dict[int, float]:
-    """User + system CPU so far of each process for which ``wanted(comm, ppid)`` holds."""
-    found: dict[int, float] = {}
-    tick = os.sysconf("SC_CLK_TCK")
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue
-        comm = text[text.index("(") + 1 : text.rindex(")")]
-        fields = text.rsplit(")", 1)[1].split()
-        if wanted(comm, int(fields[1])):
-            found[int(stat.parent.name)] = (int(fields[11]) + int(fields[12])) / tick
-    return found
-
-
-def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
-    """CPU spent between two samples by the processes alive at the second (all of it for
-    those started in between, such as the backends of new connections)."""
-    return sum(spent - before.get(pid, 0.0) for pid, spent in after.items())
-
-
-def worker_shares(before: dict[int, float], after: dict[int, float]) -> list[float]:
-    """Each worker's share of the server CPU between two samples, largest first."""
-    spent = [after[pid] - before.get(pid, 0.0) for pid in after]
-    total = sum(spent)
-    return sorted((round(one / total, 2) for one in spent), reverse=True) if total else []
-
-
-def server_cpu(server: subprocess.Popen[bytes]) -> dict[int, float]:
-    """The gunicorn workers (the children of the master)."""
-    return _cpu_by_pid(lambda _comm, ppid: ppid == server.pid)
-
-
-def database_cpu() -> dict[int, float]:
-    """The PostgreSQL and Redis server processes (the server's persistent connections keep
-    their backends; anything else using PostgreSQL meanwhile is counted too)."""
-    return _cpu_by_pid(lambda comm, _ppid: comm == "postgres" or comm.startswith("redis-serv"))
 
 
 # --- set-up: database, seed, server ------------------------------------------------------
