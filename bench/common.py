@@ -11,8 +11,9 @@ PostgreSQL's dirty buffers and waits (bounded) for the CPUs to be quiet;
 ``performance_block_write`` replaces one marked block of docs/performance.md;
 ``bytecode_compile`` compiles the project's own modules, as a deployment does;
 ``cpu_by_pid`` and its helpers (``server_cpu``, ``database_cpu``, ``cpu_used``,
-``worker_shares``) read the CPU time processes have spent, from ``/proc``, for a benchmark
-to say what its run cost and where. Nothing here times anything.
+``worker_shares``, and ``CpuSample``, which takes both sides at once) read the CPU time
+processes have spent, from ``/proc``, for a benchmark to say what its run cost and
+where. Nothing here times anything.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -192,6 +194,29 @@ def database_cpu() -> dict[int, float]:
     """The PostgreSQL and Redis server processes (the server's persistent connections keep
     their backends; anything else using PostgreSQL meanwhile is counted too)."""
     return cpu_by_pid(lambda comm, _ppid: comm == "postgres" or comm.startswith("redis-serv"))
+
+
+@dataclass(frozen=True)
+class CpuSample:
+    """The CPU spent so far by a benchmark's gunicorn workers and by PostgreSQL and Redis
+    (:func:`server_cpu`, :func:`database_cpu`); two samples tell what the requests between
+    them cost (:meth:`since`)."""
+
+    server: dict[int, float]
+    database: dict[int, float]
+
+    @classmethod
+    def take(cls, server: subprocess.Popen[bytes]) -> CpuSample:
+        return cls(server_cpu(server), database_cpu())
+
+    def since(self, before: CpuSample) -> tuple[float, float, list[float]]:
+        """(gunicorn's CPU seconds, PostgreSQL and Redis's, each worker's share of
+        gunicorn's: :func:`worker_shares`) between ``before`` and this sample."""
+        return (
+            cpu_used(before.server, self.server),
+            cpu_used(before.database, self.database),
+            worker_shares(before.server, self.server),
+        )
 
 
 def ensure_database(url: str) -> None:

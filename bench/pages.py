@@ -78,20 +78,17 @@ sys.path.insert(0, str(ROOT))
 from bench.common import (  # noqa: E402
     GUNICORN_CONF,
     LOOPBACK,
+    CpuSample,
     close_data,
-    cpu_used,
-    database_cpu,
     ensure_database,
     gunicorn_layout,
     loopback_only,
     machine,
     performance_block_write,
     run_main,
-    server_cpu,
     settle,
     start_gunicorn,
     stop_server,
-    worker_shares,
 )
 
 PROG = "pages.py"
@@ -448,19 +445,19 @@ def drive(port: int, plan: list[Planned], concurrency: int) -> dict[str, Any]:
 
 
 def cpu_spent(
-    before: tuple[dict[int, float], dict[int, float], float],
-    after: tuple[dict[int, float], dict[int, float], float],
+    before: CpuSample,
+    after: CpuSample,
+    clients: float,
     requests: int,
     wall_seconds: float,
 ) -> dict[str, Any]:
-    """What the timed requests cost in CPU, from samples (gunicorn's workers, PostgreSQL and
-    Redis, this process's CPU time: its clients) taken before and after them: milliseconds
-    a request on average over the mix, the share of every CPU of the machine kept busy over
-    the run (1.0: all of them, all the time), and each worker's share of the server's
-    (a keep-alive connection stays with the worker that accepted it)."""
-    server = cpu_used(before[0], after[0])
-    database = cpu_used(before[1], after[1])
-    clients = after[2] - before[2]
+    """What the timed requests cost in CPU, from samples of gunicorn's workers and of
+    PostgreSQL and Redis taken before and after them, and ``clients``, the CPU seconds this
+    process (its clients) spent meanwhile: milliseconds a request on average over the mix,
+    the share of every CPU of the machine kept busy over the run (1.0: all of them, all the
+    time), and each worker's share of the server's (a keep-alive connection stays with the
+    worker that accepted it)."""
+    server, database, shares = after.since(before)
     per = 1000 / max(requests, 1)
     capacity = wall_seconds * (os.cpu_count() or 1)
     return {
@@ -468,7 +465,7 @@ def cpu_spent(
         "database_ms_per_request": round(database * per, 2),
         "clients_ms_per_request": round(clients * per, 2),
         "busy_share": round((server + database + clients) / capacity, 2) if capacity else None,
-        "server_share_by_worker": worker_shares(before[0], after[0]),
+        "server_share_by_worker": shares,
     }
 
 
@@ -640,13 +637,13 @@ def main(argv: list[str] | None = None) -> None:
     try:
         drive(port, warmup, args.concurrency)
         load_before = round(os.getloadavg()[0], 2)
-        before = (server_cpu(server), database_cpu(), time.process_time())
+        before, clients_before = CpuSample.take(server), time.process_time()
         result = drive(port, plan, args.concurrency)
-        after = (server_cpu(server), database_cpu(), time.process_time())
+        after, clients = CpuSample.take(server), time.process_time() - clients_before
         load_after = round(os.getloadavg()[0], 2)
     finally:
         stop_server(server)
-    result["cpu"] = cpu_spent(before, after, len(plan), result["wall_seconds"])
+    result["cpu"] = cpu_spent(before, after, clients, len(plan), result["wall_seconds"])
     workers, threads = gunicorn_layout()
     result.update(
         {

@@ -69,18 +69,15 @@ sys.path.insert(0, str(ROOT))
 
 from bench.common import (  # noqa: E402
     GUNICORN_CONF,
+    CpuSample,
     close_data,
     cpu_pressure,
-    cpu_used,
-    database_cpu,
     gunicorn_layout,
     loopback_only,
     machine,
     migrated_database,
-    server_cpu,
     start_gunicorn,
     stop_server,
-    worker_shares,
 )
 
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/14"
@@ -647,14 +644,12 @@ def main() -> None:
     try:
         for n, (batch, clients) in enumerate(scenarios):
             tag = f"{stamp}s{n}"
-            cpu_before, db_before = server_cpu(server), database_cpu()
+            before = CpuSample.take(server)
             run = drive(args, seeded, tag, batch, clients)
-            cpu_after = server_cpu(server)
-            server_used = cpu_used(cpu_before, cpu_after)
+            server_used, db_used, shares = CpuSample.take(server).since(before)
             # Which worker served the clients' keep-alive connections: with as few clients
             # as workers, they may all share one process (and its GIL).
-            run["server_cpu_share_by_worker"] = worker_shares(cpu_before, cpu_after)
-            db_used = cpu_used(db_before, database_cpu())
+            run["server_cpu_share_by_worker"] = shares
             run["cpu_pressure_after"] = cpu_pressure()
             # Includes the untimed warm-up requests, so divide by every request sent.
             sent = run["requests"] + clients * args.warmup

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from bench import pages
-from bench.common import cpu_by_pid, cpu_used, worker_shares
+from bench.common import CpuSample, cpu_by_pid, cpu_used, worker_shares
 
 BURN = "import time\nend = time.process_time() + 0.3\nwhile time.process_time() < end: pass\n"
 
@@ -49,9 +49,9 @@ def test_the_pages_cpu_is_per_request_and_against_every_cpu(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(pages.os, "cpu_count", lambda: 2)
-    before = ({1: 0.0, 2: 0.0}, {7: 10.0}, 100.0)
-    after = ({1: 2.0, 2: 6.0}, {7: 13.0, 8: 1.0}, 101.0)
-    found = pages.cpu_spent(before, after, requests=1000, wall_seconds=10.0)
+    before = CpuSample(server={1: 0.0, 2: 0.0}, database={7: 10.0})
+    after = CpuSample(server={1: 2.0, 2: 6.0}, database={7: 13.0, 8: 1.0})
+    found = pages.cpu_spent(before, after, clients=1.0, requests=1000, wall_seconds=10.0)
     assert found == {
         "server_ms_per_request": 8.0,
         "database_ms_per_request": 4.0,
