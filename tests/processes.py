@@ -25,3 +25,14 @@ def run_python(
         timeout=timeout,
         check=False,
     )
+
+
+def refused(script: str, *args: str, status: int, message: str) -> subprocess.CompletedProcess[str]:
+    """``python <script> <args>`` that must refuse its input as a user should see it: exit
+    status ``status``, ``message`` on stderr, no traceback. The finished process, for the
+    caller's own checks of what else it printed."""
+    done = run_python(script, *args)
+    assert done.returncode == status, (done.returncode, done.stderr)
+    assert message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    return done
