@@ -573,8 +573,10 @@ player, the months by index)."""
 def _with_tables(
     breakdown: fladub.Breakdown, shown: list[int], start: int, me: int, months: dict[int, Month]
 ) -> Iterable[CountingResult]:
-    tables = _tables(sql.MEMBER_ROWS.rows(sql.match_members(shown)))
-    return (_result(breakdown, i, tables[m], me, months) for i, m in enumerate(shown, start))
+    tables, mine = _tables(sql.MEMBER_ROWS.rows(sql.match_members(shown)), me)
+    return (
+        _result(breakdown, i, tables[m], mine[m], me, months) for i, m in enumerate(shown, start)
+    )
 
 
 def _with_facts(
@@ -666,11 +668,17 @@ Table = dict[int, list[sql.MemberRow]]
 """A match's members by side position."""
 
 
-def _tables(members: Sequence[sql.MemberRow]) -> dict[int, Table]:
+def _tables(
+    members: Sequence[sql.MemberRow], player_pk: int
+) -> tuple[dict[int, Table], dict[int, int]]:
+    """The matches' tables, and the side position of ``player_pk`` at each of them."""
     tables: dict[int, Table] = defaultdict(lambda: defaultdict(list))
+    mine: dict[int, int] = {}
     for member in members:
         tables[member.match_id][member.side_position].append(member)
-    return tables
+        if member.player_pk == player_pk:
+            mine[member.match_id] = member.side_position
+    return tables, mine
 
 
 def _ref(member: sql.MemberRow) -> PlayerRef:
@@ -718,13 +726,12 @@ def _result(
     breakdown: fladub.Breakdown,
     i: int,
     table: Table,
+    my_position: int,
     player_pk: int,
     months: dict[int, Month],
 ) -> CountingResult:
-    """Row ``i`` of the core's breakdown, with the table it was played at."""
-    my_position = next(
-        pos for pos, seated in table.items() if any(m.player_pk == player_pk for m in seated)
-    )
+    """Row ``i`` of the core's breakdown, with the table it was played at, where the
+    player sat on the side at ``my_position``."""
     mine = table[my_position]
     me = mine[0]
     others = sorted(
@@ -733,17 +740,21 @@ def _result(
             for pos, seated in table.items()
             if pos != my_position
         ),
-        key=lambda side: -side.score,
+        key=_lower_score_last,
     )
     return CountingResult(
         **_named(me),
         **_numbers(breakdown, i, months),
         side_score=me.score,
-        place=1 + sum(1 for side in others if side.score > me.score),
+        place=1 + sum(side.score > me.score for side in others),
         sides=len(table),
         team=tuple(_ref(m) for m in mine if m.player_pk != player_pk),
         opponents=tuple(others),
     )
+
+
+def _lower_score_last(side: OtherSide) -> int:
+    return -side.score
 
 
 def _next_month_cents(breakdown: fladub.Breakdown) -> int:
