@@ -6,6 +6,7 @@ logged-in user, none for a visitor). ``|movement``: an entry's arrow and its wor
 screen readers. ``|cents``: integer cents as a localized 2-decimal number.
 ``{% ranking_rows entries urls %}``: the rows of the ranking table.
 ``{% forecast_rows months %}``: the rows of the player page's drop-out calendar.
+``{% history_rows points list_url %}``: the rows of the player page's history table.
 ``{% counting_rows results urls %}``: the rows of a player's table of counting results.
 ``{% member_rows members lists urls %}``, ``{% recent_rows matches names categories urls %}``:
 the rows of a club page's members and latest results.
@@ -37,7 +38,7 @@ from urllib.parse import quote
 from django import template
 from django.template.base import FilterExpression, NodeList, Parser, Token, token_kwargs
 from django.urls import reverse
-from django.utils.formats import get_format, number_format
+from django.utils.formats import date_format, get_format, number_format
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, ngettext
@@ -225,6 +226,31 @@ def forecast_rows(months: Iterable[dict[str, Any]]) -> SafeString:
             for m in months
         )
     )
+
+
+@register.simple_tag
+def history_rows(points: Iterable[Any], list_url: str) -> SafeString:
+    """The rows of a player's history table (:class:`rankings.sql.HistoryPoint`, newest
+    first): the list's month (a link: ``list_url`` with ``YYYY-MM/`` appended), the rank
+    or "not listed", the FLADUB, the players ranked; written as the template wrote them
+    (``date:"F Y"``, ``floatformat:2``, ``floatformat:"g"``), in the reader's language."""
+    prefix = escape(list_url)
+    not_listed = f'<span class="muted">{escape(_("not listed"))}</span>'
+    separator = get_format("DECIMAL_SEPARATOR")
+    rows = []
+    for point in points:
+        month = point.month
+        rank = f"{point.rank:d}" if point.rank else not_listed
+        fladub = f"{point.fladub_cents // 100}{separator}{point.fladub_cents % 100:02d}"
+        rows.append(
+            f'<tr><th scope="row"><a href="{prefix}{month:%Y-%m}/">'
+            f"{escape(date_format(month, 'F Y'))}</a></th>\n"
+            f'  <td class="num">{rank}</td>\n'
+            f'  <td class="num">{escape(fladub)}</td>\n'
+            f'  <td class="num">{escape(number_format(point.entry_count, force_grouping=True))}'
+            "</td></tr>\n"
+        )
+    return mark_safe("".join(rows))  # noqa: S308 - every value above is escaped
 
 
 @register.simple_tag

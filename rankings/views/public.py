@@ -152,6 +152,11 @@ def _url_prefixes() -> dict[str, str]:
     }
 
 
+def _list_prefix(discipline: str) -> str:
+    """The prefix of the addresses of the discipline's lists by month (``YYYY-MM/`` after)."""
+    return reverse("rankings:ranking_month", args=[discipline, "-"])[:-2]
+
+
 # --- the world ranking ----------------------------------------------------------------------
 
 
@@ -481,7 +486,7 @@ def player(request: HttpRequest, player_id: str) -> HttpResponse:
         "badge_alt": _badge_text(selected, entry)[2],
         "badge_snippets": _badge_snippets(request, found),
         "category_names": _category_names(),
-        "urls": _url_prefixes(),
+        "urls": {**_url_prefixes(), "list": _list_prefix(selected)},
     }
     return render(request, "rankings/player.html", context)
 

@@ -3,7 +3,9 @@ counts with its weight now and next month, merged records, badge snippet, query 
 
 from __future__ import annotations
 
+import datetime as dt
 import re
+from types import SimpleNamespace
 
 import pytest
 from django.test import Client
@@ -280,3 +282,45 @@ def test_results_table_semantics(client: Client, worked_example) -> None:
     assert '<caption id="results-caption">' in html
     svg = parse_xml(re.search(r"<svg\b.*?</svg>", html, re.S).group(0))
     assert svg.get("aria-labelledby")
+
+
+def test_history_rows_link_each_list_and_write_the_readers_numbers(
+    client: Client, club, abcd
+) -> None:
+    a, b = abcd[:2]
+    publish("2026-01", [(a, 1, 500, 1, None), (b, 2, 100, 1, None)])
+    publish("2026-02", [(a, 1, 400, 1, 1)])
+    publish("2026-03", [(a, 1, 300, 1, 1), (b, 2, 90, 1, None)])
+    html = client.get("/players/P-B/").content.decode()
+    table = re.search(r'<caption id="history-caption">.*?</table>', html, re.S).group(0)
+    links = re.findall(r'<a href="([^"]+)">([^<]+)</a>', table)
+    assert links == [
+        ("/ranking/fido/2026-03/", "March 2026"),
+        ("/ranking/fido/2026-02/", "February 2026"),
+        ("/ranking/fido/2026-01/", "January 2026"),
+    ]
+    assert "February 2026 not listed 0.00 1" in visible_text(table)
+    german = client.get("/players/P-B/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
+    table = re.search(r'<caption id="history-caption">.*?</table>', german, re.S).group(0)
+    assert "Februar 2026 nicht gelistet 0,00 1" in visible_text(table)
+    assert "März 2026 2 0,90 2" in visible_text(table)
+
+
+def test_history_rows_group_the_players_ranked_as_the_reader_writes_numbers() -> None:
+    from django.utils import translation
+
+    from rankings.templatetags.public_tags import history_rows
+
+    point = SimpleNamespace(
+        month=dt.date(2026, 3, 1), rank=7, fladub_cents=123456, entry_count=1234567
+    )
+    with translation.override("de"):
+        row = history_rows([point], "/ranking/fido/")
+    assert row.startswith('<tr><th scope="row"><a href="/ranking/fido/2026-03/">März 2026</a>')
+    assert '<td class="num">1234,56</td>' in row
+    assert '<td class="num">1.234.567</td>' in row
+    with translation.override("en"):
+        assert '<td class="num">1,234,567</td>' in history_rows([point], "/x/")
+    unlisted = SimpleNamespace(month=dt.date(2026, 2, 1), rank=None, fladub_cents=0, entry_count=5)
+    with translation.override("en"):
+        assert '<span class="muted">not listed</span>' in history_rows([unlisted], "/x/")
