@@ -47,6 +47,7 @@ from django_countries import countries
 
 from matches.disciplines import DISCIPLINES
 from matches.models import Category
+from rankings.numbers import cents_text
 from rankings.selectors.navigation import is_secretary
 
 register = template.Library()
@@ -241,7 +242,7 @@ def history_rows(points: Iterable[Any], list_url: str) -> SafeString:
     for point in points:
         month = point.month
         rank = f"{point.rank:d}" if point.rank else not_listed
-        fladub = f"{point.fladub_cents // 100}{separator}{point.fladub_cents % 100:02d}"
+        fladub = cents_text(point.fladub_cents).replace(".", separator)
         rows.append(
             f'<tr><th scope="row"><a href="{prefix}{month:%Y-%m}/">'
             f"{escape(date_format(month, 'F Y'))}</a></th>\n"
@@ -275,7 +276,7 @@ def member_rows(members: Iterable[Any], lists: Iterable[Any], urls: dict[str, st
             if entry is None or not entry.rank:
                 cells.append(unranked)
                 continue
-            fladub = f"{entry.fladub_cents // 100}{separator}{entry.fladub_cents % 100:02d}"
+            fladub = cents_text(entry.fladub_cents).replace(".", separator)
             cells.append(
                 f'<td class="num">{entry.rank:d} '
                 f'<small class="muted">({escape(fladub)})</small></td>'

@@ -116,9 +116,16 @@ def test_history_chart_is_well_formed_svg_with_a_point_per_list(
     ]
 
 
+def _history_table(html: str) -> str:
+    """The history table of a player page, from its caption to its end."""
+    found = re.search(r'<caption id="history-caption">.*?</table>', html, re.S)
+    assert found, "no history table"
+    return found.group(0)
+
+
 def test_history_table_fallback(client: Client, worked_example) -> None:
     html = client.get("/players/P-B/").content.decode()
-    table = re.search(r'<caption id="history-caption">.*?</table>', html, re.S).group(0)
+    table = _history_table(html)
     assert "April 2026 2 4.58 3" in visible_text(table)
     assert "March 2026 2 5.00 3" in visible_text(table)
 
@@ -292,7 +299,7 @@ def test_history_rows_link_each_list_and_write_the_readers_numbers(
     publish("2026-02", [(a, 1, 400, 1, 1)])
     publish("2026-03", [(a, 1, 300, 1, 1), (b, 2, 90, 1, None)])
     html = client.get("/players/P-B/").content.decode()
-    table = re.search(r'<caption id="history-caption">.*?</table>', html, re.S).group(0)
+    table = _history_table(html)
     links = re.findall(r'<a href="([^"]+)">([^<]+)</a>', table)
     assert links == [
         ("/ranking/fido/2026-03/", "March 2026"),
@@ -301,7 +308,7 @@ def test_history_rows_link_each_list_and_write_the_readers_numbers(
     ]
     assert "February 2026 not listed 0.00 1" in visible_text(table)
     german = client.get("/players/P-B/", HTTP_ACCEPT_LANGUAGE="de").content.decode()
-    table = re.search(r'<caption id="history-caption">.*?</table>', german, re.S).group(0)
+    table = _history_table(german)
     assert "Februar 2026 nicht gelistet 0,00 1" in visible_text(table)
     assert "März 2026 2 0,90 2" in visible_text(table)
 
