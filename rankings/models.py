@@ -313,6 +313,11 @@ class PlayerPointsPack(models.Model):
     packed month), and the months played whose strength list L(M - 1) an erratum replaced
     since (``strengths`` names the versions the points read).
 
+    ``tables`` holds, as they stood in the same snapshot, the tables of those results'
+    matches (:mod:`rankings.player_tables`): a page of results reads them from here, and
+    reads as rows only the matches changed since and those seating a player renamed since
+    (``rankings_playerchange``).
+
     A cache, not history: a reader that finds no pack scores the results themselves and
     gets the same points (tested); a new pack of a player replaces the older one. Made for
     the players with at least ``FIDO_PLAYER_PACK_MIN_RESULTS`` results counting in L(R):
@@ -330,6 +335,11 @@ class PlayerPointsPack(models.Model):
     data = models.BinaryField(
         help_text="per result, column after column: match id int64, month played int32, "
         "counting month int32, void month int32, points float64 (little-endian)"
+    )
+    tables = models.BinaryField(
+        null=True,
+        help_text="the tables of those results' matches (rankings.player_tables); "
+        "null: a pack made before they were packed, read as rows and packed again",
     )
     created_at = models.DateTimeField()
 

@@ -20,7 +20,9 @@ pack's rows that count in it and reads as rows, and scores, only what the pack c
 In: a player, a discipline, the earliest list of the span. Out: :func:`read` gives the
 latest usable pack (:class:`Stored`: its rows, the changed matches), or None;
 :func:`encode` and :func:`decode` give the format, :data:`READ` and :data:`WRITE` its
-statements. The writer is :mod:`rankings.services.player_packs`.
+statements; :func:`read_tables` gives the pack's tables of its matches
+(:mod:`rankings.player_tables`), with the players renamed since its snapshot. The writer is
+:mod:`rankings.services.player_packs`.
 
 Guaranteed: the rows a reader keeps plus those it reads again are every result of the
 span, each with the points :func:`rankings.fladub.match_points` gives today (tested
@@ -40,6 +42,7 @@ import numpy as np
 
 from matches.months import Month
 
+from . import player_tables
 from .result_packs import strengths_stored
 
 ROW_BYTES = 8 + 4 + 4 + 4 + 8
@@ -48,6 +51,7 @@ NOT_VOIDED = int(np.iinfo(np.int32).max)
 
 _TABLE = "rankings_playerpointspack"
 _CHANGES = "rankings_memberchange"
+_PLAYER_CHANGES = "rankings_playerchange"
 
 
 @dataclass(frozen=True)
@@ -107,6 +111,15 @@ def decode(data: bytes | memoryview, rows: int) -> Columns:
 
 
 @dataclass(frozen=True)
+class StoredTables:
+    """The tables of a pack (:mod:`rankings.player_tables`) and the players renamed since
+    its snapshot, whose matches' tables the reader reads as rows."""
+
+    tables: player_tables.Tables
+    renamed: frozenset[int]
+
+
+@dataclass(frozen=True)
 class Stored:
     """A usable pack of a player: made after the close of ``month`` (a month index)."""
 
@@ -117,6 +130,10 @@ class Stored:
     stored as a result pack stores them (:func:`rankings.result_packs.strengths_read`)."""
     changed: np.ndarray
     """The pack's matches changed after its snapshot (int64, sorted)."""
+    tables_read: bool = False
+    """Whether :attr:`tables` was read with the pack (:func:`read`)."""
+    tables: StoredTables | None = None
+    """Its tables (None: not read, or none: a pack made before they were packed)."""
 
     @property
     def first_played(self) -> int:
@@ -124,38 +141,88 @@ class Stored:
         return self.month - 12
 
 
-READ = f"""
+_RENAMED = f"""ARRAY(SELECT DISTINCT c.player_id FROM {_PLAYER_CHANGES} c
+             WHERE c.xid >= pg_snapshot_xmin(p.snapshot::pg_snapshot)
+               AND NOT pg_visible_in_snapshot(c.xid, p.snapshot::pg_snapshot))"""  # noqa: S608
+_READ = f"""
 SELECT p.month, p.strengths, p.rows, p.data,
        ARRAY(SELECT DISTINCT c.match_id FROM {_CHANGES} c
              WHERE c.xid >= pg_snapshot_xmin(p.snapshot::pg_snapshot)
-               AND NOT pg_visible_in_snapshot(c.xid, p.snapshot::pg_snapshot))
+               AND NOT pg_visible_in_snapshot(c.xid, p.snapshot::pg_snapshot)){{tables}}
 FROM {_TABLE} p
 WHERE p.player_id = %s AND p.discipline = %s AND p.month <= %s
 ORDER BY p.month DESC LIMIT 1
 """  # noqa: S608 (constants only)
+READ = _READ.format(tables="")
 """The latest pack of a player made after a close of a month up to the third parameter,
 with the matches changed since its snapshot (NULL among them: a TRUNCATE)."""
+READ_WITH_TABLES = _READ.format(tables=f", p.tables, {_RENAMED}")
+""":data:`READ`, and the pack's tables with the players renamed since its snapshot (as
+:data:`TABLES_READ`): what the player page reads, which shows the tables."""
 
 WRITE = f"""
-INSERT INTO {_TABLE} (player_id, discipline, month, snapshot, strengths, rows, data, created_at)
-VALUES (%s, %s, %s, %s, %s, %s, %s, %s)
+INSERT INTO {_TABLE}
+    (player_id, discipline, month, snapshot, strengths, rows, data, tables, created_at)
+VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)
 ON CONFLICT (player_id, discipline, month) DO UPDATE SET snapshot = EXCLUDED.snapshot,
     strengths = EXCLUDED.strengths, rows = EXCLUDED.rows, data = EXCLUDED.data,
-    created_at = EXCLUDED.created_at
+    tables = EXCLUDED.tables, created_at = EXCLUDED.created_at
 """  # noqa: S608 (constants only)
 """Insert a pack, or replace the player's pack of that month (the writer packs again only
 a pack an erratum made stale; one writer of a discipline at a time)."""
 
 
-def read(cursor: Any, player_pk: int, discipline: str, earliest: Month) -> Stored | None:
+TABLES_READ = f"""
+SELECT p.tables, {_RENAMED}
+FROM {_TABLE} p
+WHERE p.player_id = %s AND p.discipline = %s AND p.month = %s
+"""  # noqa: S608 (constants only)
+"""The tables of a player's pack of a month (NULL: a pack made before tables were packed),
+with the players whose id or name changed since its snapshot (NULL among them: a
+TRUNCATE)."""
+
+
+def read_tables(cursor: Any, player_pk: int, discipline: str, month: int) -> StoredTables | None:
+    """The tables of the player's pack made after the close of ``month`` (a month index),
+    or None: no such pack, one without tables, or a TRUNCATE of the players since."""
+    cursor.execute(TABLES_READ, [player_pk, discipline, Month.from_index(month).first_day])
+    row = cursor.fetchone()
+    return None if row is None else _tables(*row)
+
+
+def _tables(data: bytes | None, renamed: list[int | None]) -> StoredTables | None:
+    if data is None or any(pk is None for pk in renamed):
+        return None
+    return StoredTables(
+        tables=player_tables.decode(data), renamed=frozenset(pk for pk in renamed if pk is not None)
+    )
+
+
+PRUNE_PLAYER_CHANGES = f"""
+DELETE FROM {_PLAYER_CHANGES} c
+WHERE NOT EXISTS (
+    SELECT 1 FROM (SELECT DISTINCT snapshot FROM {_TABLE}) q
+    WHERE NOT pg_visible_in_snapshot(c.xid, q.snapshot::pg_snapshot)
+)"""  # noqa: S608 (constants only)
+"""Delete the logged renames that every pack's snapshot sees (a pack made later sees them
+too): the writer of every discipline must not be at work, since its batch's snapshot may
+be older than a rename, its pack not yet visible here."""
+
+
+def read(
+    cursor: Any, player_pk: int, discipline: str, earliest: Month, *, tables: bool = False
+) -> Stored | None:
     """The latest pack of the player usable for a span of lists from L(``earliest``) on
     (one made after the close of ``earliest + 1`` or before: it holds every result played
-    from ``earliest - 11`` on), or None: none, or a TRUNCATE of the results since."""
-    cursor.execute(READ, [player_pk, discipline, earliest.next().first_day])
+    from ``earliest - 11`` on), or None: none, or a TRUNCATE of the results since.
+    ``tables``: with its tables (:attr:`Stored.tables`), in the same statement."""
+    cursor.execute(
+        READ_WITH_TABLES if tables else READ, [player_pk, discipline, earliest.next().first_day]
+    )
     row = cursor.fetchone()
     if row is None:
         return None
-    month, strengths, rows, data, changed = row
+    month, strengths, rows, data, changed = row[:5]
     if any(match_id is None for match_id in changed):
         return None
     return Stored(
@@ -163,4 +230,6 @@ def read(cursor: Any, player_pk: int, discipline: str, earliest: Month) -> Store
         columns=decode(data, int(rows)),
         strengths=strengths_stored(strengths),
         changed=np.array(sorted(changed), dtype=np.int64),
+        tables_read=tables,
+        tables=_tables(*row[5:]) if tables else None,
     )

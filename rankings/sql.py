@@ -575,6 +575,69 @@ def match_facts(match_ids: Collection[int]) -> Statement:
     )
 
 
+@dataclass(frozen=True, slots=True)
+class PackedFacts:
+    """A match's facts with its club by primary key: what a player's pack of points keeps
+    of it (:mod:`rankings.player_tables`; the club is named live, :func:`club_names`)."""
+
+    match_pk: int
+    external_id: str
+    date_played: dt.date
+    category: str
+    club_pk: int
+
+
+PACKED_FACTS = Select(
+    PackedFacts,
+    match_pk="x.id",
+    external_id="x.external_id",
+    date_played="x.date_played",
+    category="x.category",
+    club_pk="x.club_id",
+)
+
+
+def packed_facts(match_ids: Collection[int]) -> Statement:
+    """:class:`PackedFacts` of the given matches (at least one): the matches alone."""
+    condition, params = any_id("x.id", "match", match_ids)
+    return Statement(
+        f"SELECT {PACKED_FACTS.sql} FROM {_MATCH} x WHERE {condition}",  # noqa: S608
+        params,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Named:
+    """A player or a club by primary key: its public id (``player_id``, ``club_id``) and
+    name."""
+
+    pk: int
+    code: str
+    name: str
+
+
+PLAYER_NAMES = Select(Named, pk="p.id", code="p.player_id", name="p.name")
+CLUB_NAMES = Select(Named, pk="c.id", code="c.club_id", name="c.name")
+
+
+def player_names(player_pks: Collection[int]) -> Statement:
+    """:class:`Named` of the given players (at least one)."""
+    condition, params = any_id("p.id", "player", player_pks)
+    return Statement(
+        f"SELECT {PLAYER_NAMES.sql} FROM {_PLAYER} p WHERE {condition}",  # noqa: S608
+        params,
+    )
+
+
+def club_names(club_pks: Collection[int]) -> Statement:
+    """:class:`Named` of the given clubs (at least one)."""
+    condition, params = any_id("c.id", "club", club_pks)
+    return Statement(
+        f"SELECT {CLUB_NAMES.sql} FROM {_CLUB} c WHERE {condition}",  # noqa: S608
+        params,
+    )
+
+
 def any_id(column: str, prefix: str, ids: Collection[int]) -> tuple[str, Params]:
     """``column`` is one of ``ids`` (at least one): on PostgreSQL ``= ANY`` of one array
     parameter (thousands of placeholders cost the driver more, splitting and quoting each,

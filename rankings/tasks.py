@@ -28,8 +28,9 @@ close of every month whose deadline passed more than ``FIDO_CLOSE_DELAY`` minute
 its worker dies, the same answer every time.
 
 ``rankings.member_changes_prune`` (beat, nightly) deletes the logged changes of results that
-no result pack a close may still read needs; when a close holds a discipline's lock it does
-nothing and the next night prunes.
+no result pack a close may still read needs, and the logged renames of players every pack of
+points sees; when a close (or a pack writer) holds a discipline's lock it leaves that log
+and the next night prunes.
 """
 
 from __future__ import annotations
@@ -65,6 +66,7 @@ from .services.close_recover import close_run_superseded, close_runs_recover
 from .services.close_run import close_run_claim
 from .services.errata import erratum_continue
 from .services.packs import member_changes_prune as member_changes_prune_service
+from .services.player_packs import player_changes_prune
 from .services.player_packs import player_packs_write as player_packs_write_service
 from .services.projection import projection_refresh as projection_refresh_service
 from .services.projection import projections_refresh_all
@@ -204,6 +206,8 @@ def member_changes_prune() -> int | None:
     """Prune the change log of results (None: a close was under way; nothing done)."""
     pruned = member_changes_prune_service()
     logger.info("pruned %s logged change(s) of results", pruned)
+    renames = player_changes_prune()
+    logger.info("pruned %s logged rename(s) of players", renames)
     return pruned
 
 

@@ -59,7 +59,7 @@ from django.db import connection
 
 from matches.months import Month
 
-from .. import fladub, loader, player_packs, result_packs, sql
+from .. import fladub, loader, player_packs, player_tables, result_packs, sql
 from .strength_lists import published_ids, restricted, strength_lists
 
 _TWELFTHS = Decimal(fladub.WINDOW_MONTHS)
@@ -216,12 +216,22 @@ class PlayerPoints:
         results: fladub.Results,
         void_month: np.ndarray,
         strengths: dict[int, fladub.PublishedList] | None = None,
+        sides: fladub.Sides | None = None,
+        stored: player_packs.Stored | None = None,
     ) -> None:
         self.player_pk, self.discipline = player_pk, discipline
         self.earliest, self.latest = earliest, latest
         self._results = results  # the player's own rows (player index 0)
         self._void_month = void_month  # month index from which a row counts no more
         self._facts: dict[int, sql.MatchFacts] = {}  # those read so far
+        self._stored = stored  # the pack the results were taken from, if any
+        self._pack_tables: player_packs.StoredTables | bool | None = (
+            stored.tables if stored is not None and stored.tables_read else stored is not None
+        )  # True: the pack's tables not read yet; None: it has none.
+        self._clubs: dict[int, sql.Named] = {}  # those read so far
+        self.sides = sides
+        """The members of every match of the span (players by primary key), when they
+        were read as rows, not taken from a pack: what the pack's writer packs."""
         self._breakdowns: dict[Month, fladub.Breakdown] = {}  # made so far (read-only)
         self.strengths: dict[int, fladub.PublishedList] = strengths or {}
         """The strength lists read (month index of the list -> its entries of the players
@@ -275,10 +285,67 @@ class PlayerPoints:
         not a busy player's thousand (1,354 matches: 5,447 buffers)."""
         wanted = set(self._results.match_id.tolist() if match_ids is None else match_ids)
         missing = wanted - self._facts.keys()
+        stored = self._stored_tables() if missing else None
+        if stored is not None:
+            packed = stored.tables.facts(missing - self._changed())
+            clubs = self._club_names({f.club_pk for f in packed.values()})
+            self._facts.update((m, _facts(m, f, clubs[f.club_pk])) for m, f in packed.items())
+            missing -= packed.keys()
         if missing:
             rows = sql.MATCH_FACTS.rows(sql.match_facts(missing))
             self._facts.update((row.match_pk, row) for row in rows)
         return self._facts
+
+    def packed_tables(
+        self, match_ids: Collection[int]
+    ) -> dict[int, tuple[sql.MatchFacts, tuple[player_tables.Seat, ...]]]:
+        """The tables of ``match_ids`` that the player's pack can say (none without a
+        pack): each match's facts and seats, by match. Not those changed since the pack's
+        snapshot, nor those seating a player renamed since: the caller reads them as rows.
+        One statement for the pack's tables (the first call), one for the clubs not named
+        yet."""
+        stored = self._stored_tables()
+        if stored is None:
+            return {}
+        changed = self._changed()
+        found = stored.tables.matches(
+            [m for m in match_ids if m not in changed], renamed=stored.renamed
+        )
+        clubs = self._club_names({t.facts.club_pk for t in found.values()})
+        return {m: (_facts(m, t.facts, clubs[t.facts.club_pk]), t.seats) for m, t in found.items()}
+
+    def _stored_tables(self) -> player_packs.StoredTables | None:
+        """The pack's tables, read at the first call (None: no pack, or none in it)."""
+        if self._pack_tables is True and self._stored is not None:
+            with connection.cursor() as cursor:
+                self._pack_tables = player_packs.read_tables(
+                    cursor, self.player_pk, self.discipline, self._stored.month
+                )
+        found = self._pack_tables
+        return found if isinstance(found, player_packs.StoredTables) else None
+
+    def _changed(self) -> set[int]:
+        """The pack's matches changed since its snapshot."""
+        return set() if self._stored is None else set(self._stored.changed.tolist())
+
+    def _club_names(self, club_pks: set[int]) -> dict[int, sql.Named]:
+        """The clubs by primary key (one statement for those not read before, if any)."""
+        missing = club_pks - self._clubs.keys()
+        if missing:
+            self._clubs.update((c.pk, c) for c in sql.CLUB_NAMES.rows(sql.club_names(missing)))
+        return self._clubs
+
+
+def _facts(match_pk: int, facts: player_tables.Facts, club: sql.Named) -> sql.MatchFacts:
+    """A packed match's facts, its club named."""
+    return sql.MatchFacts(
+        match_pk=match_pk,
+        external_id=facts.external_id,
+        date_played=facts.date_played,
+        category=facts.category,
+        club_id=club.code,
+        club_name=club.name,
+    )
 
 
 def _read_only(breakdown: fladub.Breakdown) -> fladub.Breakdown:
@@ -309,6 +376,7 @@ def player_points(
     months: Collection[Month],
     also: Mapping[Month, Collection[int]] | None = None,
     packs: bool = True,
+    tables: bool = False,
 ) -> PlayerPoints:
     """The match points of the player's results counting in any list from the earliest to
     the latest of ``months`` (at least one): three statements (the members of the
@@ -318,10 +386,12 @@ def player_points(
     :attr:`PlayerPoints.strengths`. On PostgreSQL, a busy player's pack of points
     (:mod:`rankings.player_packs`) stands for the results it holds, and only the others
     are read and scored (one statement more: the pack); ``packs`` False: never (the pack's
-    writer)."""
+    writer). ``tables``: the caller will show tables (:func:`counting_results`): the pack's
+    are read with it, in the same statement."""
     earliest, latest = min(months), max(months)
     also = also or {}
-    stored = _pack(player_pk, discipline, earliest) if packs else None
+    stored = _pack(player_pk, discipline, earliest, tables) if packs else None
+    sides = None
     if stored is None:
         sides, void = _match_sides(player_pk, discipline, earliest, latest)
         results, void_month, strengths = _own_points(player_pk, discipline, sides, void, also)
@@ -337,14 +407,45 @@ def player_points(
         results=results,
         void_month=void_month,
         strengths=strengths,
+        sides=sides,
+        stored=stored,
     )
 
 
-def _pack(player_pk: int, discipline: str, earliest: Month) -> player_packs.Stored | None:
+def packed_tables(points: Sequence[PlayerPoints]) -> list[bytes]:
+    """The tables of each player's matches (:mod:`rankings.player_tables`), from the
+    members :func:`player_points` read as rows (``packs=False``): two statements for all
+    of them (the matches' facts, the players' names), in the caller's snapshot."""
+    if any(p.sides is None for p in points):
+        raise ValueError("packed tables need the members read as rows (packs=False)")
+    sides = [p.sides for p in points if p.sides is not None]
+    match_ids = {m for s in sides for m in s.match_id.tolist()}
+    players = {pk for s in sides for pk in s.player.tolist()}
+    facts = {
+        f.match_pk: player_tables.Facts(
+            external_id=f.external_id,
+            date_played=f.date_played,
+            category=f.category,
+            club_pk=f.club_pk,
+        )
+        for f in (sql.PACKED_FACTS.rows(sql.packed_facts(match_ids)) if match_ids else ())
+    }
+    names = {
+        n.pk: player_tables.Named(player_id=n.code, name=n.name)
+        for n in (sql.PLAYER_NAMES.rows(sql.player_names(players)) if players else ())
+    }
+    return [
+        player_tables.encode(s.match_id, s.side_no, s.score, s.player, facts, names) for s in sides
+    ]
+
+
+def _pack(
+    player_pk: int, discipline: str, earliest: Month, tables: bool
+) -> player_packs.Stored | None:
     if not loader.uses_copy():
         return None
     with connection.cursor() as cursor:
-        return player_packs.read(cursor, player_pk, discipline, earliest)
+        return player_packs.read(cursor, player_pk, discipline, earliest, tables=tables)
 
 
 def _packed_points(
@@ -565,22 +666,62 @@ def counted_results_page(
     return _checked(page, _shown(found, month, offset=offset, limit=page_size, name=_with_facts))
 
 
-Namer = Callable[[fladub.Breakdown, list[int], int, int, dict[int, Month]], Iterable[ResultT]]
+Namer = Callable[
+    [fladub.Breakdown, list[int], int, PlayerPoints, dict[int, Month]], Iterable[ResultT]
+]
 """Makes the shown results: (breakdown, the shown matches, the first one's place, the
-player, the months by index)."""
+player's points, the months by index)."""
 
 
 def _with_tables(
-    breakdown: fladub.Breakdown, shown: list[int], start: int, me: int, months: dict[int, Month]
+    breakdown: fladub.Breakdown,
+    shown: list[int],
+    start: int,
+    points: PlayerPoints,
+    months: dict[int, Month],
 ) -> Iterable[CountingResult]:
-    tables, mine = _tables(sql.MEMBER_ROWS.rows(sql.match_members(shown)), me)
+    """The shown results with their tables: from the player's pack those it can say, the
+    others read as rows (one statement, none if the pack says all)."""
+    me = points.player_pk
+    named: dict[int, sql.MatchFacts | sql.MemberRow] = {}
+    tables: dict[int, Table] = {}
+    mine: dict[int, int] = {}
+    for m, (facts, seats) in points.packed_tables(shown).items():
+        named[m], tables[m] = facts, _seated(seats)
+        mine[m] = next(seat.side_position for seat in seats if seat.player_pk == me)
+    rest = [m for m in shown if m not in tables]
+    if rest:
+        read, read_mine = _tables(sql.MEMBER_ROWS.rows(sql.match_members(rest)), me)
+        tables.update(read)
+        mine.update(read_mine)
+        named.update((m, _member(read[m][read_mine[m]][0])) for m in rest)
     return (
-        _result(breakdown, i, tables[m], mine[m], me, months) for i, m in enumerate(shown, start)
+        _result(breakdown, i, named[m], tables[m], mine[m], me, months)
+        for i, m in enumerate(shown, start)
     )
 
 
+def _member(seated: Seated) -> sql.MemberRow:
+    """A member read as a row (which names its match, as a packed seat does not)."""
+    if not isinstance(seated, sql.MemberRow):
+        raise TypeError(f"{seated!r} was not read as a row")
+    return seated
+
+
+def _seated(seats: Iterable[player_tables.Seat]) -> Table:
+    """A packed match's seats by side position."""
+    table: Table = defaultdict(list)
+    for seat in seats:
+        table[seat.side_position].append(seat)
+    return table
+
+
 def _with_facts(
-    breakdown: fladub.Breakdown, shown: list[int], start: int, me: int, months: dict[int, Month]
+    breakdown: fladub.Breakdown,
+    shown: list[int],
+    start: int,
+    points: PlayerPoints,
+    months: dict[int, Month],
 ) -> Iterable[CountedResult]:
     facts = {f.match_pk: f for f in sql.MATCH_FACTS.rows(sql.match_facts(shown))}
     return (_counted(breakdown, i, facts[m], months) for i, m in enumerate(shown, start))
@@ -595,7 +736,7 @@ def _shown(
     count = len(breakdown.match_id)
     stop = count if limit is None else min(count, offset + limit)
     shown = breakdown.match_id[offset:stop].tolist()
-    made = name(breakdown, shown, offset, points.player_pk, _months(breakdown)) if shown else ()
+    made = name(breakdown, shown, offset, points, _months(breakdown)) if shown else ()
     return CountingResults(
         player_pk=points.player_pk,
         discipline=points.discipline,
@@ -664,7 +805,9 @@ def _renumbered(
     return renumbered
 
 
-Table = dict[int, list[sql.MemberRow]]
+Seated = sql.MemberRow | player_tables.Seat
+"""A player at a table, read as a row or from a pack."""
+Table = dict[int, list[Seated]]
 """A match's members by side position."""
 
 
@@ -681,7 +824,7 @@ def _tables(
     return tables, mine
 
 
-def _ref(member: sql.MemberRow) -> PlayerRef:
+def _ref(member: Seated) -> PlayerRef:
     return PlayerRef(player_id=member.player_id, name=member.name)
 
 
@@ -725,13 +868,14 @@ def _counted(
 def _result(
     breakdown: fladub.Breakdown,
     i: int,
+    named: sql.MatchFacts | sql.MemberRow,
     table: Table,
     my_position: int,
     player_pk: int,
     months: dict[int, Month],
 ) -> CountingResult:
-    """Row ``i`` of the core's breakdown, with the table it was played at, where the
-    player sat on the side at ``my_position``."""
+    """Row ``i`` of the core's breakdown, with the match ``named`` and the table it was
+    played at, where the player sat on the side at ``my_position``."""
     mine = table[my_position]
     me = mine[0]
     others = sorted(
@@ -743,7 +887,7 @@ def _result(
         key=_lower_score_last,
     )
     return CountingResult(
-        **_named(me),
+        **_named(named),
         **_numbers(breakdown, i, months),
         side_score=me.score,
         place=1 + sum(side.score > me.score for side in others),

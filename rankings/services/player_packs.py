@@ -7,9 +7,14 @@ one that read a strength list an erratum has replaced since, gets one (the stale
 replaced): their results of counting months R - 12 .. R with the points
 :func:`rankings.selectors.counting_results.player_points` computes (the scoring of every
 result, never a pack), read in one ``REPEATABLE READ`` snapshot per batch of players,
-whose text the pack records. Then the packs made after earlier closes go (a pack made
+whose text the pack records, with the tables of their matches
+(:func:`~rankings.selectors.counting_results.packed_tables`: facts and names, from the
+same snapshot). Then the packs made after earlier closes go (a pack made
 after R serves every span a reader of the current lists asks for). The Celery task
 ``rankings.player_packs_write`` runs it after each close, ``manage.py pack_lists`` too.
+
+:func:`player_changes_prune` deletes the logged renames of players every pack sees (the
+nightly task and ``manage.py pack_lists`` run it, never beside a writer).
 
 Guaranteed: one writer of a discipline at a time (a session advisory lock; a second one
 returns 0 at once); safe to repeat (a player packed for R is not packed again, unless an
@@ -31,10 +36,11 @@ from django.db import connection, transaction
 
 from matches import clock, locks
 from matches import sql as matches_sql
+from matches.disciplines import CODES
 from matches.months import Month
 
 from .. import player_packs, result_packs
-from ..selectors.counting_results import player_points
+from ..selectors.counting_results import packed_tables, player_points
 from ..selectors.lists import current_list
 from ..selectors.strength_lists import published_ids
 
@@ -95,12 +101,14 @@ def _players_to_pack(
     list_id: int, discipline: str, month: Month, threshold: int, lists: dict[int, int]
 ) -> list[int]:
     """The players of list ``list_id`` with at least ``threshold`` counting results whose
-    pack of ``month`` is missing or read a strength list that an erratum has replaced since
-    (``lists``: :func:`_strength_lists`), by primary key. Such a pack still reads right
-    (its readers score the stale months again), only slower: it is packed again."""
+    pack of ``month`` is missing, has no tables (made before they were packed), or read a
+    strength list that an erratum has replaced since (``lists``: :func:`_strength_lists`),
+    by primary key. Such a pack still reads right (its readers read the tables as rows and
+    score the stale months again), only slower: it is packed again."""
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT e.player_id, p.strengths FROM rankings_rankingentry e "
+            "SELECT e.player_id, p.strengths, p.id IS NOT NULL AND p.tables IS NULL "
+            "FROM rankings_rankingentry e "
             "LEFT JOIN rankings_playerpointspack p ON p.player_id = e.player_id "
             "AND p.discipline = %s AND p.month = %s "
             "WHERE e.ranking_list_id = %s AND e.results_counted >= %s ORDER BY e.player_id",
@@ -108,8 +116,9 @@ def _players_to_pack(
         )
         return [
             int(player_pk)
-            for player_pk, strengths in cursor.fetchall()
+            for player_pk, strengths, untabled in cursor.fetchall()
             if strengths is None
+            or untabled
             or result_packs.stale_months(result_packs.strengths_stored(strengths), lists)
         ]
 
@@ -125,11 +134,15 @@ def _write_batch(discipline: str, month: Month, players: list[int], lists: dict[
         cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
         cursor.execute("SELECT pg_current_snapshot()::text")
         snapshot = str(cursor.fetchone()[0])
-        rows = []
-        for player_pk in players:
-            columns = player_points(
+        points = [
+            player_points(
                 player_pk, discipline=discipline, months=[month.prev(), month], packs=False
-            ).columns()
+            )
+            for player_pk in players
+        ]
+        rows = []
+        for player_pk, read, tables in zip(players, points, packed_tables(points), strict=True):
+            columns = read.columns()
             played = np.unique(columns.month_played).tolist()
             rows.append(
                 (
@@ -140,11 +153,27 @@ def _write_batch(discipline: str, month: Month, players: list[int], lists: dict[
                     json.dumps(result_packs.strengths_read(played, lists)),
                     len(columns),
                     player_packs.encode(columns),
+                    tables,
                     now,
                 )
             )
         cursor.executemany(player_packs.WRITE, rows)
     return len(rows)
+
+
+def player_changes_prune() -> int | None:
+    """Delete the logged renames of players (``rankings_playerchange``) that every pack's
+    snapshot sees; return how many, 0 off PostgreSQL, or None when a discipline's writer
+    was at work (nothing deleted: the next run prunes). Without it the log keeps a row per
+    rename, and every reader of a pack's tables reads those after the pack's snapshot."""
+    if connection.vendor != "postgresql":
+        return 0
+    with contextlib.ExitStack() as stack:
+        if not all(stack.enter_context(_writer_lock(code)) for code in CODES):
+            return None
+        with connection.cursor() as cursor:
+            cursor.execute(player_packs.PRUNE_PLAYER_CHANGES)
+            return int(cursor.rowcount)
 
 
 @contextlib.contextmanager

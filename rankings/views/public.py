@@ -496,7 +496,8 @@ def _player_points(
 ) -> PlayerPoints | None:
     """The player's match points over every list the page shows them in, read once: the
     current list L(R) (its page of results, its ledger: L(R - 1) too), the open month's
-    forecast (R + 1 when L(R) is the latest list) and the projection's ledger."""
+    forecast (R + 1 when L(R) is the latest list) and the projection's ledger; with a
+    busy player's pack, the tables of its matches (the page of results shows them)."""
     months = []
     if current is not None:
         month = current.list_month
@@ -506,7 +507,7 @@ def _player_points(
         months += [month.prev(), month]
     if not months:
         return None
-    return player_points(player_pk, discipline=discipline, months=months)
+    return player_points(player_pk, discipline=discipline, months=months, tables=True)
 
 
 def _named_matches(

@@ -6,27 +6,34 @@ packs; the change log keeps what a pack does not see; the close's task sends the
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from matches.audit import recording
-from matches.models import Match, Player, SideMember
+from matches.models import Club, Match, Player, SideMember
 from matches.months import Month
 from matches.services import match_void, player_merge
 from rankings import player_packs, result_packs
 from rankings.dispatch import PLAYER_PACKS_WRITE, player_packs_send
 from rankings.models import PlayerPointsPack, RankingEntry, RankingList
-from rankings.selectors.counting_results import player_points
+from rankings.selectors.counting_results import counting_results, player_points
 from rankings.selectors.strength_lists import published_ids
 from rankings.services.errata import erratum_request
 from rankings.services.packs import member_changes_prune
-from rankings.services.player_packs import _writer_lock, player_packs_write
+from rankings.services.player_packs import (
+    _writer_lock,
+    player_changes_prune,
+    player_packs_write,
+)
 from tests.matches.factories import AdminFactory
 from tests.rankings.factories import after_deadline, close, random_results, submit_table
 from tests.rankings.test_commands import run
@@ -83,13 +90,14 @@ def spans(latest: Month) -> list[list[Month]]:
 
 
 def assert_packs_read_what_scoring_reads(players: list[int], latest: Month) -> int:
-    """Every player's points of every span, with and without their pack, bit for bit;
-    return how many players had a pack."""
+    """Every player's points of every span, with and without their pack, bit for bit, and
+    the tables and facts of their results (the pack's tables read with the points or after
+    them); return how many players had a pack."""
     packed = 0
     for pk in players:
         packed += PlayerPointsPack.objects.filter(player_id=pk).exists()
-        for span in spans(latest):
-            fast = player_points(pk, discipline="fido", months=span)
+        for k, span in enumerate(spans(latest)):
+            fast = player_points(pk, discipline="fido", months=span, tables=k % 2 == 0)
             slow = player_points(pk, discipline="fido", months=span, packs=False)
             a, b = fast.columns(), slow.columns()
             for name in ("match_id", "month_played", "counting_month", "void_month"):
@@ -99,7 +107,48 @@ def assert_packs_read_what_scoring_reads(players: list[int], latest: Month) -> i
                 x, y = fast.breakdown(month), slow.breakdown(month)
                 assert np.array_equal(x.match_id, y.match_id), (pk, month)
                 assert x.fladub_cents == y.fladub_cents, (pk, month)
+                shown = counting_results(pk, discipline="fido", month=month, points=fast)
+                read = counting_results(pk, discipline="fido", month=month, points=slow)
+                assert shown.results == read.results, (pk, month)
+            assert fast.facts() == slow.facts(), (pk, span)
     return packed
+
+
+def seated_beside(player_pk: int, month: Month) -> int:
+    """Another player at one of the player's tables counting in L(``month``)."""
+    match_ids = SideMember.objects.filter(
+        player_id=player_pk, counting_month=month.first_day, void_effective_month=None
+    ).values_list("match_id", flat=True)
+    return (
+        SideMember.objects.filter(match_id__in=match_ids)
+        .exclude(player_id=player_pk)
+        .order_by("player_id")
+        .values_list("player_id", flat=True)
+        .first()
+    )
+
+
+@contextlib.contextmanager
+def writer_at_work(discipline: str) -> Iterator[None]:
+    """A pack writer of ``discipline`` at work in another session, while in the block."""
+    held, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        try:
+            with _writer_lock(discipline):
+                held.set()
+                release.wait(30)
+        finally:
+            connection.close()
+
+    holder = threading.Thread(target=hold, daemon=True)
+    holder.start()
+    assert held.wait(10)
+    try:
+        yield
+    finally:
+        release.set()
+        holder.join(10)
 
 
 def stale_packs(month: Month) -> list[int]:
@@ -165,7 +214,11 @@ def test_points_from_packs_are_the_points_scored_through_every_change(
         date=f"{MONTHS[3]}-20",
         now=now,
     )
-    assert assert_packs_read_what_scoring_reads([*players, target.pk], june) > 0
+    # A player seated beside the busiest gets a new name and id, a club a new name.
+    beside = seated_beside(players[0], june)
+    Player.objects.filter(pk=beside).update(name="Renamed Since", player_id="P-RENAMED")
+    Club.objects.filter(pk=edited.club_id).update(name="Club Renamed Since")
+    assert assert_packs_read_what_scoring_reads([*players, target.pk, beside], june) > 0
 
     # An erratum of 2025-05: L(2025-05) v2 is the strength list of the matches played in
     # 2025-06, whose points in the packs read v1.
@@ -275,24 +328,8 @@ def test_the_writer_packs_the_busy_players_once(set_now: Any, settings: Any) -> 
     assert pack.rows == len(player_packs.decode(bytes(pack.data), pack.rows))
     assert pack.rows >= threshold
     # Another writer at work: this one returns at once.
-    held, release = threading.Event(), threading.Event()
-
-    def hold() -> None:
-        try:
-            with _writer_lock("fido"):
-                held.set()
-                release.wait(30)
-        finally:
-            connection.close()
-
-    holder = threading.Thread(target=hold, daemon=True)
-    holder.start()
-    assert held.wait(10)
-    try:
+    with writer_at_work("fido"):
         assert player_packs_write("fido", at_least=1) == 0
-    finally:
-        release.set()
-        holder.join(10)
     # The command packs the rest, down to the setting's threshold.
     settings.FIDO_PLAYER_PACK_MIN_RESULTS = 1
     rest = entries.count() - len(busy)
@@ -384,3 +421,114 @@ def test_a_span_of_fewer_months_than_the_pack_reads_no_row(set_now: Any, copies:
     slow = player_points(pk, discipline="fido", months=[june], packs=False)
     assert fast.columns().points.tobytes() == slow.columns().points.tobytes()
     assert np.array_equal(fast.columns().match_id, slow.columns().match_id)
+
+
+# --- the tables of a page of results -------------------------------------------------------------
+
+
+def _tables_read(queries: list[dict[str, Any]]) -> list[str]:
+    """The statements that read matches, their members or players (a page's tables read
+    as rows)."""
+    return [
+        q["sql"]
+        for q in queries
+        if any(t in q["sql"] for t in ("matches_sidemember", "matches_match", "matches_player"))
+    ]
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_page_of_results_reads_its_tables_from_the_pack(
+    packed_history: tuple[list[int], Month], copies: list[str]
+) -> None:
+    players, june = packed_history
+    me = players[0]
+    with CaptureQueriesContext(connection) as seen:
+        points = player_points(me, discipline="fido", months=[june.prev(), june], tables=True)
+        page = counting_results(me, discipline="fido", month=june, points=points)
+        points.facts()
+    assert page.results and copies == []
+    assert _tables_read(seen.captured_queries) == []  # the pack, its lists, the clubs only
+    assert len(seen.captured_queries) <= 5
+
+    # A player renamed since the pack: the matches seating them are read as rows, and only
+    # those; the page shows the new name.
+    beside = seated_beside(me, june)
+    Player.objects.filter(pk=beside).update(name="Renamed Since")
+    theirs = set(SideMember.objects.filter(player_id=beside).values_list("match_id", flat=True))
+    with CaptureQueriesContext(connection) as seen:
+        points = player_points(me, discipline="fido", months=[june.prev(), june], tables=True)
+        again = counting_results(me, discipline="fido", month=june, points=points)
+    [members] = _tables_read(seen.captured_queries)
+    shown = {r.match_pk for r in again.results}
+    assert f"{{{','.join(str(m) for m in sorted(theirs & shown))}}}" in members
+    named = {p.name for r in again.results for s in r.opponents for p in s.players}
+    named |= {p.name for r in again.results for p in r.team}
+    assert "Renamed Since" in named
+    slow = player_points(me, discipline="fido", months=[june], packs=False)
+    assert again.results == counting_results(me, discipline="fido", month=june, points=slow).results
+    # An update that changes no name or id logs nothing.
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT count(*) FROM rankings_playerchange")
+        logged = cursor.fetchone()[0]
+        Player.objects.filter(pk=beside).update(country="AT")
+        cursor.execute("SELECT count(*) FROM rankings_playerchange")
+        assert cursor.fetchone()[0] == logged
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_a_pack_without_tables_reads_them_as_rows_and_is_packed_again(
+    packed_history: tuple[list[int], Month],
+) -> None:
+    """A pack made before tables were packed (migration 0019), or after a TRUNCATE of the
+    players: its pages read the tables as rows; the writer packs it again, and only it."""
+    players, june = packed_history
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE rankings_playerpointspack SET tables = NULL WHERE player_id = %s",
+            [players[1]],
+        )
+    with CaptureQueriesContext(connection) as seen:
+        points = player_points(players[1], discipline="fido", months=[june], tables=True)
+        counting_results(players[1], discipline="fido", month=june, points=points)
+    assert len(_tables_read(seen.captured_queries)) == 1
+    assert_packs_read_what_scoring_reads(players[1:2], june)
+    assert player_packs_write("fido", at_least=1) == 1
+    assert PlayerPointsPack.objects.filter(tables=None).count() == 0
+    assert_packs_read_what_scoring_reads(players[1:2], june)
+    # A TRUNCATE of the players (logged as NULL) makes every pack's tables unusable.
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO rankings_playerchange (player_id) VALUES (NULL)")
+        assert player_packs.read_tables(cursor, players[0], "fido", june.index) is None
+        assert player_packs.read(cursor, players[0], "fido", june, tables=True).tables is None
+    assert_packs_read_what_scoring_reads(players[:1], june)
+
+
+@pytest.mark.postgres
+@pytest.mark.django_db(transaction=True)
+def test_the_prune_keeps_the_renames_a_pack_does_not_see(
+    packed_history: tuple[list[int], Month],
+) -> None:
+    players, june = packed_history
+    beside = seated_beside(players[0], june)
+    assert player_changes_prune() is not None  # earlier tests' flushes (TRUNCATE), logged
+    Player.objects.filter(pk=beside).update(player_id="P-RENAMED")
+    assert player_changes_prune() == 0  # the packs were made before it
+
+    def renamed() -> frozenset[int]:
+        with connection.cursor() as cursor:
+            stored = player_packs.read_tables(cursor, players[0], "fido", june.index)
+        assert stored is not None
+        return stored.renamed
+
+    assert renamed() == {beside}
+    # A writer at work (its snapshot may be older than a rename): nothing pruned.
+    with writer_at_work("allfives"):
+        assert player_changes_prune() is None
+    # Packed again, every pack sees the rename: the log forgets it.
+    PlayerPointsPack.objects.update(tables=None)
+    assert player_packs_write("fido", at_least=1) == PlayerPointsPack.objects.count()
+    assert renamed() == frozenset()
+    assert player_changes_prune() == 1
+    assert_packs_read_what_scoring_reads([*players[:2], beside], june)

@@ -10,7 +10,10 @@ upgrades that added packs. Then the packs of points of each discipline's busiest
 which a worker makes after each close. Safe to run at any time, again, or beside a close:
 it only adds packs (and drops player packs older than a newer one). Last, it prunes the
 change log of results as the nightly task does
-(:func:`rankings.services.packs.member_changes_prune`; not while a close is under way).
+(:func:`rankings.services.packs.member_changes_prune`; not while a close is under way), and
+the log of players' renames (:func:`rankings.services.player_packs.player_changes_prune`;
+not while a pack writer is at work). Packs of points made before their matches' tables were
+packed (migration 0019) are packed again.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from rankings.services.packs import (
     packs_backfill,
     result_packs_backfill,
 )
-from rankings.services.player_packs import player_packs_write
+from rankings.services.player_packs import player_changes_prune, player_packs_write
 
 
 class Command(BaseCommand):
@@ -63,4 +66,10 @@ class Command(BaseCommand):
             "a close is under way: the change log is left for the nightly prune"
             if pruned is None
             else f"pruned {pruned} logged change(s) of results no pack needs"
+        )
+        renames = player_changes_prune()
+        self.stdout.write(
+            "a writer is at work: the renames' log is left for the nightly prune"
+            if renames is None
+            else f"pruned {renames} logged rename(s) of players every pack sees"
         )
