@@ -28,14 +28,19 @@ of results, its two ledgers and its forecast, not four times.
 
 On PostgreSQL a busy player has a pack of their points, made after each close
 (:mod:`rankings.player_packs`): the results it holds are taken from it, and only the others
-(the open month's, those changed since) are read and scored as above.
+(the open month's, those changed since) are read and scored as above. The pack also holds
+the tables of those matches (:mod:`rankings.player_tables`): a page of results takes its
+tables and facts from it, and reads as rows only the matches it cannot say (not packed,
+changed since, or seating a player renamed since); clubs are named live.
 
 Guaranteed: three statements for the match points whatever the number of results, months
 or players (the members of the player's matches in the span, from the members' rows alone;
 the lists; their entries), on PostgreSQL one more first (the player's pack, if any; with
 one, the members read are only those the pack cannot say, none at all when it says
 everything); then one for the shown results' tables (names, dates, clubs) and
-one for the facts of every result (:func:`counted_results`, once per :class:`PlayerPoints`);
+one for the facts of every result (:func:`counted_results`, once per :class:`PlayerPoints`),
+with a pack one for its tables (none when read with it: ``tables``) and one for their
+clubs, and the tables statement only for the matches the pack cannot say;
 the core's input is built column by column (NumPy), and only the shown results become
 Python objects; a list's results are the same whether read alone or from a span holding it
 (tested); for a published list, ``fladub_cents`` equals the published number unless the
