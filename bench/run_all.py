@@ -77,6 +77,7 @@ def steps(quick: bool) -> list[tuple[str, list[str]]]:
                 "close_month.py --workers 2 --repeat 2 --no-sql --no-pipeline --update-docs",
             ),
             ("pages", "pages.py --requests 200 --explain --update-docs"),
+            ("pages", "page_tables.py --players 100"),
             (
                 "submit",
                 "submit.py --matches 9000 --duration 30 --scenario 1x4 --scenario 1x8 "

@@ -35,6 +35,7 @@ not voided), ``points`` float64: :data:`ROW_BYTES` bytes a result.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,8 @@ from matches.months import Month
 
 from . import player_tables
 from .result_packs import strengths_stored
+
+logger = logging.getLogger(__name__)
 
 ROW_BYTES = 8 + 4 + 4 + 4 + 8
 NOT_VOIDED = int(np.iinfo(np.int32).max)
@@ -191,11 +194,16 @@ def read_tables(cursor: Any, player_pk: int, discipline: str, month: int) -> Sto
 
 
 def _tables(data: bytes | None, renamed: list[int | None]) -> StoredTables | None:
+    """The tables of a pack's row, or None: none, a TRUNCATE of the players since, or
+    bytes this code cannot read (another format: logged, and read as rows)."""
     if data is None or any(pk is None for pk in renamed):
         return None
-    return StoredTables(
-        tables=player_tables.decode(data), renamed=frozenset(pk for pk in renamed if pk is not None)
-    )
+    try:
+        tables = player_tables.decode(data)
+    except ValueError:
+        logger.warning("a player pack's tables are unreadable: read as rows", exc_info=True)
+        return None
+    return StoredTables(tables=tables, renamed=frozenset(pk for pk in renamed if pk is not None))
 
 
 PRUNE_PLAYER_CHANGES = f"""

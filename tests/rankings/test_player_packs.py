@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import logging
 import threading
 import time
 from collections.abc import Iterator
@@ -479,7 +480,7 @@ def test_a_page_of_results_reads_its_tables_from_the_pack(
 @pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_a_pack_without_tables_reads_them_as_rows_and_is_packed_again(
-    packed_history: tuple[list[int], Month],
+    packed_history: tuple[list[int], Month], caplog: pytest.LogCaptureFixture
 ) -> None:
     """A pack made before tables were packed (migration 0019), or after a TRUNCATE of the
     players: its pages read the tables as rows; the writer packs it again, and only it."""
@@ -497,6 +498,21 @@ def test_a_pack_without_tables_reads_them_as_rows_and_is_packed_again(
     assert player_packs_write("fido", at_least=1) == 1
     assert PlayerPointsPack.objects.filter(tables=None).count() == 0
     assert_packs_read_what_scoring_reads(players[1:2], june)
+    # Tables this code cannot read (another format) are read as rows, and logged.
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE rankings_playerpointspack SET tables = %s WHERE player_id = %s",
+            [b"\x02\x00\x00\x00 of another format", players[2]],
+        )
+    with (
+        caplog.at_level(logging.WARNING, logger="rankings.player_packs"),
+        CaptureQueriesContext(connection) as seen,
+    ):
+        points = player_points(players[2], discipline="fido", months=[june], tables=True)
+        counting_results(players[2], discipline="fido", month=june, points=points)
+    assert len(_tables_read(seen.captured_queries)) == 1
+    assert "tables are unreadable" in caplog.text
+    assert_packs_read_what_scoring_reads(players[2:3], june)
     # A TRUNCATE of the players (logged as NULL) makes every pack's tables unusable.
     with connection.cursor() as cursor:
         cursor.execute("INSERT INTO rankings_playerchange (player_id) VALUES (NULL)")
