@@ -144,14 +144,20 @@ class Stored:
         return self.month - 12
 
 
-_RENAMED = f"""ARRAY(SELECT DISTINCT c.player_id FROM {_PLAYER_CHANGES} c
-             WHERE c.xid >= pg_snapshot_xmin(p.snapshot::pg_snapshot)
-               AND NOT pg_visible_in_snapshot(c.xid, p.snapshot::pg_snapshot))"""  # noqa: S608
+def _unseen(column: str, log: str) -> str:
+    """The ``column`` of the rows of the change log ``log`` that the snapshot of the pack
+    aliased ``p`` does not see (all of them at or after its ``xmin``: a range of the log's
+    index on ``xid``), as an array."""
+    return (
+        f"ARRAY(SELECT DISTINCT c.{column} FROM {log} c "  # noqa: S608 (constants only)
+        "WHERE c.xid >= pg_snapshot_xmin(p.snapshot::pg_snapshot) "
+        "AND NOT pg_visible_in_snapshot(c.xid, p.snapshot::pg_snapshot))"
+    )
+
+
+_RENAMED = _unseen("player_id", _PLAYER_CHANGES)
 _READ = f"""
-SELECT p.month, p.strengths, p.rows, p.data,
-       ARRAY(SELECT DISTINCT c.match_id FROM {_CHANGES} c
-             WHERE c.xid >= pg_snapshot_xmin(p.snapshot::pg_snapshot)
-               AND NOT pg_visible_in_snapshot(c.xid, p.snapshot::pg_snapshot)){{tables}}
+SELECT p.month, p.strengths, p.rows, p.data, {_unseen("match_id", _CHANGES)}{{tables}}
 FROM {_TABLE} p
 WHERE p.player_id = %s AND p.discipline = %s AND p.month <= %s
 ORDER BY p.month DESC LIMIT 1

@@ -417,7 +417,7 @@ def player_points(
     )
 
 
-def packed_tables(points: Sequence[PlayerPoints]) -> list[bytes]:
+def tables_to_pack(points: Sequence[PlayerPoints]) -> list[bytes]:
     """The tables of each player's matches (:mod:`rankings.player_tables`), from the
     members :func:`player_points` read as rows (``packs=False``): two statements for all
     of them (the matches' facts, the players' names), in the caller's snapshot."""

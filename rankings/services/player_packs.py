@@ -8,7 +8,7 @@ replaced): their results of counting months R - 12 .. R with the points
 :func:`rankings.selectors.counting_results.player_points` computes (the scoring of every
 result, never a pack), read in one ``REPEATABLE READ`` snapshot per batch of players,
 whose text the pack records, with the tables of their matches
-(:func:`~rankings.selectors.counting_results.packed_tables`: facts and names, from the
+(:func:`~rankings.selectors.counting_results.tables_to_pack`: facts and names, from the
 same snapshot). Then the packs made after earlier closes go (a pack made
 after R serves every span a reader of the current lists asks for). The Celery task
 ``rankings.player_packs_write`` runs it after each close, ``manage.py pack_lists`` too.
@@ -40,7 +40,7 @@ from matches.disciplines import CODES
 from matches.months import Month
 
 from .. import player_packs, result_packs
-from ..selectors.counting_results import packed_tables, player_points
+from ..selectors.counting_results import player_points, tables_to_pack
 from ..selectors.lists import current_list
 from ..selectors.strength_lists import published_ids
 
@@ -141,7 +141,7 @@ def _write_batch(discipline: str, month: Month, players: list[int], lists: dict[
             for player_pk in players
         ]
         rows = []
-        for player_pk, read, tables in zip(players, points, packed_tables(points), strict=True):
+        for player_pk, read, tables in zip(players, points, tables_to_pack(points), strict=True):
             columns = read.columns()
             played = np.unique(columns.month_played).tolist()
             rows.append(
