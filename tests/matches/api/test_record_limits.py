@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
 
 import pytest
 from django.test import Client
@@ -20,11 +21,27 @@ from matches.rules.simulate import simulate
 from matches.validation import parse_match
 
 pytestmark = pytest.mark.django_db
+T = TypeVar("T")
 
 FAST = 1.0
 # Seconds of CPU time of this thread, which runs the whole request (Django's test client
 # calls the view in it): the bound is on the work a request costs, which neighbours on a
-# shared CI machine do not change, as they change wall-clock time (the refusal takes 0.04 s).
+# shared CI machine change less than they change wall-clock time (the refusal takes 0.04 s).
+# Less, not never: a busy sibling hyperthread slows this one's instructions, and CI once
+# measured a request at 1.08 s that takes 0.21-0.45 s on the same machine idle. So each
+# bound is on the best of three runs (`best_of`), the usual estimate of what the work costs:
+# noise only ever adds time, and a replay that really got slower fails all three runs.
+RUNS = 3
+
+
+def best_of(work: Callable[[], T]) -> tuple[float, T]:
+    """The least thread CPU time of `RUNS` calls of `work`, and the last call's result."""
+    best, result = float("inf"), None
+    for _ in range(RUNS):
+        start = time.thread_time()
+        result = work()
+        best = min(best, time.thread_time() - start)
+    return best, cast(T, result)
 
 
 def largest_record() -> dict[str, Any]:
@@ -50,9 +67,9 @@ def big() -> dict[str, Any]:
 
 
 def test_the_largest_allowed_record_replays_in_under_a_second(big: dict[str, Any]) -> None:
-    start = time.thread_time()
-    report = replay(json.loads(json.dumps(big)))
-    assert time.thread_time() - start < FAST
+    body = json.dumps(big)
+    seconds, report = best_of(lambda: replay(json.loads(body)))
+    assert seconds < FAST
     assert len(report["games"]) == len(big["games"]) > 300
 
 
@@ -60,13 +77,13 @@ def test_the_replay_api_answers_the_largest_record_in_under_a_second(
     big: dict[str, Any],
 ) -> None:
     client, body = APIClient(), json.dumps(big)
-    # Once untimed: the first request of a process also pays for what it does once (the
-    # API's classes, the URL resolver), which took 0.9 s on a slow host where the request
-    # itself took 0.5 s.
-    client.post("/api/records/replay", data=body, content_type="application/json")
-    start = time.thread_time()
-    response = client.post("/api/records/replay", data=body, content_type="application/json")
-    assert time.thread_time() - start < FAST
+    # The first request of a process also pays for what it does once (the API's classes,
+    # the URL resolver): 0.9-1.1 s on a slow host where later requests took 0.2-0.5 s. The
+    # best of three is never that one.
+    seconds, response = best_of(
+        lambda: client.post("/api/records/replay", data=body, content_type="application/json")
+    )
+    assert seconds < FAST
     assert response.status_code == 200
 
 
@@ -78,9 +95,9 @@ def test_a_larger_record_is_refused_by_the_replay_api_before_replaying() -> None
 
 
 def test_the_viewer_shows_the_largest_record_in_under_a_second(big: dict[str, Any]) -> None:
-    start = time.thread_time()
-    response = Client().post("/records/viewer/", {"record": json.dumps(big)})
-    assert time.thread_time() - start < 3 * FAST  # replay plus drawing 60 games in HTML
+    client, form = Client(), {"record": json.dumps(big)}
+    seconds, response = best_of(lambda: client.post("/records/viewer/", form))
+    assert seconds < 3 * FAST  # replay plus drawing 60 games in HTML
     assert response.status_code == 200
 
 
