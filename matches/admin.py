@@ -32,6 +32,7 @@ from .models import (
     Match,
     MatchEvent,
     Player,
+    PlayerDetailsChange,
     PlayerMerge,
     PlayerMergeUndo,
     Secretary,
@@ -39,6 +40,7 @@ from .models import (
     Submission,
 )
 from .services import match_void, player_merge_undo
+from .services.players import details_problems, player_details_change
 from .validation import InvalidSubmission
 
 
@@ -63,8 +65,41 @@ class ClubAdmin(admin.ModelAdmin):
     list_filter = ["country"]
 
 
+class PlayerForm(forms.ModelForm):
+    """A player's record, with the reason a change of name or country needs (recorded with
+    it: :mod:`matches.services.players`)."""
+
+    reason = forms.CharField(
+        label=gettext_lazy("Reason for a change of name or country"),
+        help_text=gettext_lazy(
+            "Recorded with the change. Published lists keep showing the name and country "
+            "they were published with."
+        ),
+        widget=forms.Textarea(attrs={"rows": 2}),
+        max_length=500,
+        required=False,
+    )
+
+    class Meta:
+        model = Player
+        fields = ["player_id", "name", "country", "club"]
+
+    def details_changed(self) -> bool:
+        return self.instance.pk is not None and bool({"name", "country"} & set(self.changed_data))
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if "name" in cleaned and "country" in cleaned:
+            for problem in details_problems(cleaned["name"], cleaned["country"]):
+                self.add_error(problem.path, problem.message)
+        if self.details_changed() and not (cleaned.get("reason") or "").strip():
+            self.add_error("reason", _("A change of name or country needs a reason."))
+        return cleaned
+
+
 @admin.register(Player)
 class PlayerAdmin(admin.ModelAdmin):
+    form = PlayerForm
     list_display = ["player_id", "name", "country", "club", "merged_into"]
     search_fields = ["player_id", "name"]
     list_filter = ["country"]
@@ -72,6 +107,24 @@ class PlayerAdmin(admin.ModelAdmin):
     readonly_fields = ["merged_into"]
     actions = ["merge_players"]
     change_list_template = "admin/matches/player_change_list.html"
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # A federation id is for life: published lists (and their seals) carry it.
+        return [*self.readonly_fields, "player_id"] if obj is not None else [*self.readonly_fields]
+
+    def save_model(self, request: HttpRequest, obj: Player, form: Any, change: bool) -> None:
+        """A new name or country goes through its service (an event with who and why); the
+        rest of the record is saved as it is."""
+        if not (change and form.details_changed()):
+            super().save_model(request, obj, form, change)
+            return
+        name, country = obj.name, obj.country
+        obj.name, obj.country = form.initial["name"], form.initial["country"]
+        super().save_model(request, obj, form, change)
+        reason = form.cleaned_data["reason"]
+        player_details_change(
+            player=obj, name=name, country=country, by=request.user, reason=reason
+        )
 
     def get_urls(self) -> list[Any]:
         merge = path(
@@ -245,6 +298,22 @@ class PlayerMergeAdmin(ReadOnlyAdmin):
 @admin.register(PlayerMergeUndo)
 class PlayerMergeUndoAdmin(ReadOnlyAdmin):
     list_display = ["undone_at", "merge", "results_moved", "undone_by", "reason"]
+
+
+@admin.register(PlayerDetailsChange)
+class PlayerDetailsChangeAdmin(ReadOnlyAdmin):
+    list_display = [
+        "changed_at",
+        "player",
+        "name_before",
+        "name_after",
+        "country_before",
+        "country_after",
+        "changed_by",
+        "reason",
+    ]
+    list_select_related = ["player", "changed_by"]
+    search_fields = ["player__player_id", "name_before", "name_after"]
 
 
 @admin.register(Submission)

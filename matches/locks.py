@@ -5,6 +5,11 @@ month takes it EXCLUSIVE: so a match is never classified against a month that cl
 before the match commits. PostgreSQL advisory transaction locks do it; SQLite serialises
 writers anyway (``transaction_mode = IMMEDIATE``), so there the functions do nothing.
 The statements are :func:`matches.sql.advisory_lock`'s.
+
+A change of a player's name or country takes every discipline's close lock SHARED inside its
+transaction (:func:`closes_shared`), which the close holds EXCLUSIVE for its whole job
+(:func:`close_key`, ``rankings.services.close.close_lock``): so a close never reads the
+names it seals while one changes, and a change is dated after any list it did not reach.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import zlib
 from django.db import connection
 
 from . import sql
+from .disciplines import CODES
 
 # First key of every advisory lock this service takes: the ASCII of "FIDO".
 LOCK_NAMESPACE = 0x4649444F - 2**31
@@ -41,6 +47,20 @@ def discipline_shared(discipline: str) -> None:
     statement = discipline_shared_statement(discipline)
     if statement is not None:
         sql.execute(statement)
+
+
+def close_key(discipline: str) -> tuple[int, int]:
+    """The two keys of the discipline's close lock (held by the close for its whole job)."""
+    return LOCK_NAMESPACE, lock_key(f"close:{discipline}")
+
+
+def closes_shared() -> None:
+    """Every discipline's close lock, shared, until the end of the current transaction:
+    waits for a close under way to publish (or fail); many holders at once."""
+    if connection.vendor != "postgresql":
+        return
+    for discipline in CODES:
+        sql.execute(sql.advisory_lock("pg_advisory_xact_lock_shared", *close_key(discipline)))
 
 
 def discipline_exclusive(discipline: str) -> None:

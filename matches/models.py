@@ -364,6 +364,33 @@ class PlayerMergeUndo(AuditRecord):
         return f"undo of {self.merge}"
 
 
+class PlayerDetailsChange(AuditRecord):
+    """A change of a player's name or country (the fields a published list's download
+    shows): who, when, why, and both values. The player row holds the current values; a
+    list published before ``changed_at`` shows ``name_before`` / ``country_before`` of the
+    player's first change after it (:func:`rankings.selectors.list_export.published_names`),
+    so its download stays the bytes its seal hashed. Written by
+    :mod:`matches.services.players` only."""
+
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="details_changes")
+    name_before = models.CharField(max_length=200)
+    country_before = models.CharField(max_length=2)
+    name_after = models.CharField(max_length=200)
+    country_after = models.CharField(max_length=2)
+    changed_at = models.DateTimeField()
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.PROTECT
+    )
+    reason = models.TextField()
+
+    class Meta:
+        ordering = ["-changed_at", "-id"]
+        indexes = [models.Index(fields=["changed_at"], name="player_change_at")]
+
+    def __str__(self) -> str:
+        return f"{self.player.player_id}: {self.name_before} -> {self.name_after}"
+
+
 class ClosedMonth(AuditRecord):
     """A frozen month of a discipline: no result ever enters its list afterwards."""
 

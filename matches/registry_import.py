@@ -2,7 +2,8 @@
 
 In: a text stream of CSV with the exact header of SPEC.md 5.3. Out: :class:`ImportSummary`
 (created, updated, unchanged, rejected lines with their reasons). Valid lines are stored in
-one transaction; a rejected line stores nothing and does not stop the others.
+one transaction; a rejected line stores nothing and does not stop the others. A player's new
+name or country is recorded as an event (:mod:`matches.services.players`), as the admin's is.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from .models import Club, Player, club_id_validator, country_validator, player_id_validator
+from .services.players import NewDetails, players_details_change
 from .validation import Problem, check_text
 
 CLUB_COLUMNS = ["club_id", "name", "country", "city"]
@@ -119,7 +121,11 @@ def import_clubs(stream: TextIO) -> ImportSummary:
     return summary
 
 
-def import_players(stream: TextIO) -> ImportSummary:
+#: Why the registry import changed a player's name or country (the event's reason).
+IMPORT_REASON = "import of the player registry (import_players)"
+
+
+def import_players(stream: TextIO, *, reason: str = IMPORT_REASON) -> ImportSummary:
     summary = ImportSummary()
     valid = {
         row["player_id"]: (line, row)
@@ -135,7 +141,8 @@ def import_players(stream: TextIO) -> ImportSummary:
             chunk = ids[start : start + BATCH]
             existing = {p.player_id: p for p in Player.objects.filter(player_id__in=chunk)}
             new: list[Player] = []
-            changed: list[Player] = []
+            moved: list[Player] = []  # to another club
+            renamed: list[NewDetails] = []  # a new name or country: an event each
             for player_id in chunk:
                 line, row = valid[player_id]
                 club_pk = clubs.get(row["club_id"]) if row["club_id"] else None
@@ -157,17 +164,18 @@ def import_players(stream: TextIO) -> ImportSummary:
                     row["country"],
                     club_pk,
                 ):
-                    player.name, player.country, player.club_id = (
-                        row["name"],
-                        row["country"],
-                        club_pk,
-                    )
-                    changed.append(player)
+                    if (player.name, player.country) != (row["name"], row["country"]):
+                        renamed.append(NewDetails(player.pk, row["name"], row["country"]))
+                    if player.club_id != club_pk:
+                        player.club_id = club_pk
+                        moved.append(player)
+                    summary.updated += 1
                 else:
                     summary.unchanged += 1
             Player.objects.bulk_create(new)
-            Player.objects.bulk_update(changed, ["name", "country", "club"])
+            Player.objects.bulk_update(moved, ["club"])
+            if renamed:
+                players_details_change(renamed, by=None, reason=reason)
             summary.created += len(new)
-            summary.updated += len(changed)
     summary.rejected.sort()
     return summary

@@ -111,3 +111,14 @@ def _fresh_file_cache() -> Iterator[None]:
 
         cache.clear()
     yield
+
+
+@pytest.fixture(autouse=True)
+def _language_reset() -> Iterator[None]:
+    """Each test starts in the default language: a request in German leaves German active
+    on the test's thread (the locale middleware activates it for the request and leaves it),
+    which a later test's command or service messages would otherwise speak."""
+    from django.utils import translation
+
+    yield
+    translation.deactivate()

@@ -18,6 +18,8 @@ outside these services (:mod:`matches.audit`).
 - :mod:`.correct`: :func:`match_correct`, :func:`correction_deadline`;
 - :mod:`.void`: :func:`match_void`;
 - :mod:`.merge`: :func:`player_merge`, :func:`player_merge_undo` (within its month);
+- :mod:`.players`: :func:`player_details_change`, :func:`players_details_change` (a
+  player's name or country, as an event);
 - :mod:`.freeze`: :func:`month_freeze` (the close of a month calls it);
 - :mod:`.idempotency`: :func:`idempotency_record_store` (the API's replay records);
 - :mod:`.events`: :func:`match_events_record` (the event rows every write leaves);
@@ -41,6 +43,7 @@ if TYPE_CHECKING:
     from .correct import correction_deadline, match_correct
     from .freeze import month_freeze
     from .merge import player_merge, player_merge_undo
+    from .players import NewDetails, player_details_change, players_details_change
     from .refusals import NotAllowed, rejection_text
     from .rows import match_payload
     from .submit import SubmitOutcome, match_batch_submit, match_import, match_submit
@@ -48,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "InvalidSubmission",
+    "NewDetails",
     "NotAllowed",
     "Problem",
     "SubmitOutcome",
@@ -59,8 +63,10 @@ __all__ = [
     "match_submit",
     "match_void",
     "month_freeze",
+    "player_details_change",
     "player_merge",
     "player_merge_undo",
+    "players_details_change",
     "rejection_text",
 ]
 
@@ -74,6 +80,9 @@ __getattr__, __dir__ = lazy_names(
         "month_freeze": "matches.services.freeze",
         "player_merge": "matches.services.merge",
         "player_merge_undo": "matches.services.merge",
+        "NewDetails": "matches.services.players",
+        "player_details_change": "matches.services.players",
+        "players_details_change": "matches.services.players",
         "NotAllowed": "matches.services.refusals",
         "rejection_text": "matches.services.refusals",
         "match_payload": "matches.services.rows",

@@ -584,7 +584,7 @@ def close_lock(discipline: str) -> Iterator[None]:
     if connection.vendor != "postgresql":
         yield
         return
-    key = _close_key(discipline)
+    key = locks.close_key(discipline)
     matches_sql.execute(matches_sql.advisory_lock("pg_advisory_lock", *key))
     try:
         yield
@@ -601,7 +601,7 @@ def close_locks_all() -> Iterator[bool]:
     taken: list[tuple[tuple[int, int], str]] = []
     try:
         for discipline in CODES:
-            key = _close_key(discipline)
+            key = locks.close_key(discipline)
             if not matches_sql.scalar(matches_sql.advisory_lock("pg_try_advisory_lock", *key)):
                 break
             taken.append((key, discipline))
@@ -609,10 +609,6 @@ def close_locks_all() -> Iterator[bool]:
     finally:
         for key, discipline in reversed(taken):
             _close_unlock(key, discipline)
-
-
-def _close_key(discipline: str) -> tuple[int, int]:
-    return locks.LOCK_NAMESPACE, locks.lock_key(f"close:{discipline}")
 
 
 def _close_unlock(key: tuple[int, int], discipline: str) -> None:
