@@ -67,10 +67,15 @@ def test_an_erratum_and_the_later_months_on_a_worker(voided, live_worker) -> Non
     chain = later_months_recompute(discipline="fido", reason="after March v2", by=voided)
     assert str(Month.of(chain.month)) == "2026-04"
 
-    def may_published() -> bool:
-        return _editions().get("2026-05 v2") == "published"
+    def may_published_and_recorded() -> bool:
+        # The run is marked succeeded just after its list's publication commits, so wait for
+        # both (CI once read May's run as still running right after May's list appeared).
+        runs = CloseRun.objects.filter(erratum__isnull=False)
+        return _editions().get("2026-05 v2") == "published" and (
+            len(runs) == 3 and all(r.is_finished for r in runs)
+        )
 
-    wait_for(may_published, 180, "May's new version")
+    wait_for(may_published_and_recorded, 180, "May's new version and its run's end")
     runs = list(CloseRun.objects.filter(erratum__isnull=False).order_by("created_at", "id"))
     assert [(str(Month.of(r.month)), r.state) for r in runs] == [
         ("2026-03", "succeeded"),
