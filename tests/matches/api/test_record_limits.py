@@ -7,9 +7,7 @@ Issue 16, item 1 ("every parser linear and bounded ... game records").
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any
 
 import pytest
 from django.test import Client
@@ -19,29 +17,11 @@ from matches.rules import replay
 from matches.rules.record import MAX_RECORD_BYTES
 from matches.rules.simulate import simulate
 from matches.validation import parse_match
+from tests.timing import best_of
 
 pytestmark = pytest.mark.django_db
-T = TypeVar("T")
 
-FAST = 1.0
-# Seconds of CPU time of this thread, which runs the whole request (Django's test client
-# calls the view in it): the bound is on the work a request costs, which neighbours on a
-# shared CI machine change less than they change wall-clock time (the refusal takes 0.04 s).
-# Less, not never: a busy sibling hyperthread slows this one's instructions, and CI once
-# measured a request at 1.08 s that takes 0.21-0.45 s on the same machine idle. So each
-# bound is on the best of three runs (`best_of`), the usual estimate of what the work costs:
-# noise only ever adds time, and a replay that really got slower fails all three runs.
-RUNS = 3
-
-
-def best_of(work: Callable[[], T]) -> tuple[float, T]:
-    """The least thread CPU time of `RUNS` calls of `work`, and the last call's result."""
-    best, result = float("inf"), None
-    for _ in range(RUNS):
-        start = time.thread_time()
-        result = work()
-        best = min(best, time.thread_time() - start)
-    return best, cast(T, result)
+FAST = 1.0  # seconds of this thread's CPU time, the best of three runs (tests/timing.py)
 
 
 def largest_record() -> dict[str, Any]:
