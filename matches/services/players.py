@@ -27,12 +27,12 @@ from matches import audit, clock, locks
 from matches.models import Player, PlayerDetailsChange, country_validator
 from matches.validation import InvalidSubmission, Problem, check_text
 
-MAX_NAME = 200
+MAX_NAME = 200  # Player.name.max_length, and the message says so
 
 
 @dataclass(frozen=True, slots=True)
 class NewDetails:
-    """A player's new name and country (the player as a model instance or primary key)."""
+    """A player's new name and country (the player by primary key)."""
 
     player: int
     name: str
@@ -57,8 +57,6 @@ def details_problems(name: str, country: str) -> list[Problem]:
     return problems
 
 
-@transaction.atomic
-@audit.recording()
 def player_details_change(
     *, player: Player, name: str, country: str, by: Any, reason: str
 ) -> PlayerDetailsChange | None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, fields
 
 from matches.models import PlayerDetailsChange
@@ -46,17 +46,13 @@ _SOURCES = {
 EXPORT_HEADER = tuple("fladub" if f.name == "fladub_cents" else f.name for f in fields(ExportRow))
 
 
-def published_names(
-    published_at: dt.datetime | None, players: Collection[int] | None = None
-) -> dict[int, tuple[str, str]]:
-    """The name and country, by player primary key, of the players (of ``players``, or all)
-    whose name or country changed after ``published_at``, as they were at that time: the
-    values before each one's first change since. Empty for a list not published."""
+def published_names(published_at: dt.datetime | None) -> dict[int, tuple[str, str]]:
+    """The name and country, by player primary key, of the players whose name or country
+    changed after ``published_at``, as they were at that time: the values before each one's
+    first change since. Empty for a list not published."""
     if published_at is None:
         return {}
     changes = PlayerDetailsChange.objects.filter(changed_at__gt=published_at)
-    if players is not None:
-        changes = changes.filter(player_id__in=players)
     before: dict[int, tuple[str, str]] = {}
     for pk, name, country in changes.order_by("changed_at", "id").values_list(
         "player_id", "name_before", "country_before"
