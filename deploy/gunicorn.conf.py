@@ -21,6 +21,12 @@ Each worker switches threads every 0.5 ms (``sys.setswitchinterval``; Python's d
 waits for the GIL at most that long instead of up to 5 ms behind a thread building a batch's
 response, which kept the database idle between statements when two clients' requests shared
 a worker (docs/performance.md).
+
+The worker class is gunicorn's ``gthread`` with one change (``fido.gunicorn_worker``): a
+worker that holds connections waits a few milliseconds per connection before accepting a
+new one, so an idle worker takes it first and keep-alive clients spread over the processes
+instead of sharing one process's GIL (``GUNICORN_ACCEPT_DEFER``, seconds per connection
+held, 0.005 by default; 0 turns it off).
 """
 
 import multiprocessing
@@ -31,6 +37,7 @@ from typing import Any
 bind = os.environ.get("BIND", "127.0.0.1:8000")
 workers = int(os.environ.get("WEB_CONCURRENCY", max(2, 2 * multiprocessing.cpu_count())))
 threads = int(os.environ.get("GUNICORN_THREADS", "2"))
+worker_class = "fido.gunicorn_worker.SpreadingThreadWorker"
 timeout = 30
 accesslog = "-"
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1")
