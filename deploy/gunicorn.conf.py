@@ -13,8 +13,8 @@ it was compared so (on the AMD EPYC of the late afternoon 55.1, 56.0 and 58.4 ms
 3.6 to 3.9 ms of gunicorn CPU against 3.4 to 3.5 (``bench/submit.py``; the accepted rate
 moved less than its runs' spread). Single runs on older code and other hosts had found the
 opposite for the submissions (2026-11-21) and for the player page (the slow host), so this
-is a setting to measure on the machine that serves (docs/performance.md, "Gunicorn's
-layout, a third time").
+is a setting to measure on the machine that serves (docs/performance-history.md,
+"Gunicorn's layout, a third time").
 
 Each worker switches threads every 0.5 ms (``sys.setswitchinterval``; Python's default is
 5 ms, ``GUNICORN_SWITCH_INTERVAL`` overrides): a thread whose PostgreSQL answer has arrived

@@ -3,7 +3,7 @@
 of a result (the club's match id, the day, the category, the club, every side's score and
 players) read from the pack's row, instead of probing a page's matches, their members and
 their players one by one, most of them first reads of the disk's pages
-(docs/performance.md, "The player page's tables are first reads").
+(docs/performance-history.md, "The player page's tables are first reads").
 
 In (:func:`encode`): the members of the player's matches (the core's
 :class:`~rankings.fladub.Sides`: match, side position, score, player primary key), each

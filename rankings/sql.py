@@ -14,7 +14,7 @@ Contract:
   classes. On PostgreSQL it runs through :func:`matches.sql.execute`: server-side binding,
   prepared once per connection (the web's connections persist): a player's page runs nine
   of its ten statements here, and parsing and planning them again on every request was a
-  third of the backend's CPU for the page (docs/performance.md, "Prepared reads").
+  third of the backend's CPU for the page (docs/performance-history.md, "Prepared reads").
   PostgreSQL plans the first five executions of a statement for their values and then
   keeps a generic plan only when it costs no more than those did (``plan_cache_mode =
   auto``).
