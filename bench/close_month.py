@@ -16,7 +16,11 @@ missing, then migrated):
    (3 to 5 minutes at full size, not timed), with ``--lists`` published lists before
    2026-03, each with its pack as the close stores it (``--cold``: without, as lists
    published before packs existed; the result's ``data.packs`` says how many had one).
-2. ``--repeat`` rounds, each after ``bench/close_data.py reset``:
+2. ``--repeat`` rounds, each after ``bench/close_data.py reset``; every timed contender
+   but the start-up starts on a settled machine (``bench.common.settle``: a ``CHECKPOINT``,
+   then a wait until the CPU pressure falls below 5 %), so that what the step before left
+   running (the full-size close's checkpoint and autovacuum, in ``make bench``) lands on
+   none of them:
    - **the close**: ``manage.py close_month 2026-03 --discipline fido --inline`` in a fresh
      interpreter (``bench/measured.py`` runs it and reports its own ``VmHWM``): settings,
      imports, checks, freeze, load, compute, write, atomic publication, exit;
@@ -60,6 +64,7 @@ from bench.common import (  # noqa: E402  (after the path set-up)
     cpu_pressure,
     machine,
     performance_block_write,
+    settle,
 )
 
 CLOSE_MONTH = "2026-03"
@@ -432,10 +437,16 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
     return report(args, meta, runs)
 
 
+def settled(args: argparse.Namespace) -> dict[str, float | None]:
+    """The machine made quiet before a timed contender (``bench.common.settle``)."""
+    return settle(f"postgres://{args.superuser}@{args.host}:{args.port}/{args.database}")
+
+
 def rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> None:
     for round_no in range(1, args.repeat + 1):
         data_step(args, "reset")
-        close = run_close(args)
+        quiet = settled(args)
+        close = {**run_close(args), "settled": quiet}
         runs["close"].append(close)
         stages = ", ".join(f"{k} {v:.2f}" for k, v in close["stages"].items())
         print(
@@ -447,12 +458,14 @@ def rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> N
         runs["start_up"].append(run_start_up(args))
         print(f"  start-up (already published): {runs['start_up'][-1]['seconds']:.2f} s")
         if not args.no_sql:
-            sql = run_sql(args)
+            quiet = settled(args)
+            sql = {**run_sql(args), "settled": quiet}
             sql["compared"] = compare(args, "bench_sql_list", close["list_id"])
             runs["sql"].append(sql)
             print(f"  SQL peer: {sql['seconds']:.2f} s, load {sql['load_average_1min']}; equal")
         if not args.no_pipeline:
-            pipeline = run_pipeline(args)
+            quiet = settled(args)
+            pipeline = {**run_pipeline(args), "settled": quiet}
             pipeline["compared"] = compare(args, "bench_pipeline_list", close["list_id"])
             runs["pipeline"].append(pipeline)
             print(
@@ -464,7 +477,8 @@ def rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> N
         if args.workers > 1:
             keep_list(args, close["list_id"])
             data_step(args, "reset")
-            sharded = run_sharded(args)
+            quiet = settled(args)
+            sharded = {**run_sharded(args), "settled": quiet}
             sharded["compared"] = compare(args, "bench_single_list", sharded["list_id"])
             runs["workers"].append(sharded)
             print(
@@ -551,7 +565,8 @@ def update_docs(args: argparse.Namespace, result: dict[str, Any]) -> None:
         f"{data['players']:,} players, {data['results']:,} results, {data.get('lists', 1)} "
         f"earlier list(s) ({data.get('packs', 0)} with a pack); "
         f"{result['close']['runs']} round(s), each contender a whole "
-        "process (start-up included); measured "
+        "process (start-up included), each but the start-up begun on a settled machine (a "
+        "`CHECKPOINT`, then CPU pressure below 5 %); measured "
         f"{result['measured_at']} at commit `{result['commit']}`; "
         f"{result['machine']['description']}.",
         "",
