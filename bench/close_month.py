@@ -19,8 +19,7 @@ missing, then migrated):
 2. ``--repeat`` rounds, each after ``bench/close_data.py reset``; every timed contender
    but the start-up starts on a settled machine (``bench.common.settle``: a ``CHECKPOINT``,
    then a wait until the CPU pressure falls below 5 %), so that what the step before left
-   running (the full-size close's checkpoint and autovacuum, in ``make bench``) lands on
-   none of them:
+   running (in ``make bench``, the full-size step's) lands on none of them:
    - **the close**: ``manage.py close_month 2026-03 --discipline fido --inline`` in a fresh
      interpreter (``bench/measured.py`` runs it and reports its own ``VmHWM``): settings,
      imports, checks, freeze, load, compute, write, atomic publication, exit;
@@ -53,6 +52,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -80,8 +80,9 @@ class BenchError(Exception):
 # --- processes ----------------------------------------------------------------------------------
 
 
-def database_url(args: argparse.Namespace) -> str:
-    return f"postgres://{args.user}@{args.host}:{args.port}/{args.database}"
+def database_url(args: argparse.Namespace, user: str | None = None) -> str:
+    """The bench database's URL, as ``--user`` (or ``user``: ``--superuser`` for settling)."""
+    return f"postgres://{user or args.user}@{args.host}:{args.port}/{args.database}"
 
 
 def django_env(args: argparse.Namespace) -> dict[str, str]:
@@ -422,13 +423,7 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
     print(f"database {args.database}: preparing", flush=True)
     ensure_database(args)
     meta = marked(data_step(args, "ensure"), "META")
-    runs: dict[str, list[dict[str, Any]]] = {
-        "close": [],
-        "start_up": [],
-        "sql": [],
-        "pipeline": [],
-        "workers": [],
-    }
+    runs = new_runs()
     workers = start_workers(args) if args.workers > 1 else []
     try:
         rounds(args, runs)
@@ -437,16 +432,24 @@ def benchmark(args: argparse.Namespace) -> dict[str, Any]:
     return report(args, meta, runs)
 
 
-def settled(args: argparse.Namespace) -> dict[str, float | None]:
-    """The machine made quiet before a timed contender (``bench.common.settle``)."""
-    return settle(f"postgres://{args.superuser}@{args.host}:{args.port}/{args.database}")
+def new_runs() -> dict[str, list[dict[str, Any]]]:
+    """Every contender's runs, none yet: what :func:`rounds` fills."""
+    return {"close": [], "start_up": [], "sql": [], "pipeline": [], "workers": []}
+
+
+def on_settled_machine(
+    run: Callable[[argparse.Namespace], dict[str, Any]], args: argparse.Namespace
+) -> dict[str, Any]:
+    """``run(args)`` once the machine is quiet (``bench.common.settle``), with what settling
+    took under ``settled``."""
+    quiet = settle(database_url(args, args.superuser))
+    return {**run(args), "settled": quiet}
 
 
 def rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> None:
     for round_no in range(1, args.repeat + 1):
         data_step(args, "reset")
-        quiet = settled(args)
-        close = {**run_close(args), "settled": quiet}
+        close = on_settled_machine(run_close, args)
         runs["close"].append(close)
         stages = ", ".join(f"{k} {v:.2f}" for k, v in close["stages"].items())
         print(
@@ -458,14 +461,12 @@ def rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> N
         runs["start_up"].append(run_start_up(args))
         print(f"  start-up (already published): {runs['start_up'][-1]['seconds']:.2f} s")
         if not args.no_sql:
-            quiet = settled(args)
-            sql = {**run_sql(args), "settled": quiet}
+            sql = on_settled_machine(run_sql, args)
             sql["compared"] = compare(args, "bench_sql_list", close["list_id"])
             runs["sql"].append(sql)
             print(f"  SQL peer: {sql['seconds']:.2f} s, load {sql['load_average_1min']}; equal")
         if not args.no_pipeline:
-            quiet = settled(args)
-            pipeline = {**run_pipeline(args), "settled": quiet}
+            pipeline = on_settled_machine(run_pipeline, args)
             pipeline["compared"] = compare(args, "bench_pipeline_list", close["list_id"])
             runs["pipeline"].append(pipeline)
             print(
@@ -477,8 +478,7 @@ def rounds(args: argparse.Namespace, runs: dict[str, list[dict[str, Any]]]) -> N
         if args.workers > 1:
             keep_list(args, close["list_id"])
             data_step(args, "reset")
-            quiet = settled(args)
-            sharded = {**run_sharded(args), "settled": quiet}
+            sharded = on_settled_machine(run_sharded, args)
             sharded["compared"] = compare(args, "bench_single_list", sharded["list_id"])
             runs["workers"].append(sharded)
             print(

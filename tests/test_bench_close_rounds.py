@@ -45,13 +45,7 @@ def test_each_contender_starts_on_a_settled_machine(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(close_month, "keep_list", lambda args, list_id: None)
     monkeypatch.setattr(close_month, "compare", lambda args, table, list_id: {"entries": 1})
     args = close_month.parse(["--repeat", "2", "--workers", "2"])
-    runs: dict[str, list[dict[str, Any]]] = {
-        "close": [],
-        "start_up": [],
-        "sql": [],
-        "pipeline": [],
-        "workers": [],
-    }
+    runs = close_month.new_runs()
 
     close_month.rounds(args, runs)
 
